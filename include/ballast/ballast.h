@@ -1,0 +1,19 @@
+/**
+ * @file ballast/ballast.h
+ * @brief Umbrella header: includes every Ballast public header.
+ *
+ * Modules (one header each):
+ *  - ballast/for.h : parallel loop balanced by lock-free work stealing (threads)
+ * Common: ballast/error.h (status codes), ballast/log.h (diagnostics),
+ * ballast/version.h (versions).
+ */
+#ifndef BALLAST_H
+#define BALLAST_H
+
+#include <ballast/defs.h>
+#include <ballast/error.h>
+#include <ballast/log.h>
+#include <ballast/version.h>
+#include <ballast/for.h>
+
+#endif /* BALLAST_H */

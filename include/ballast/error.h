@@ -1,0 +1,45 @@
+/**
+ * @file ballast/error.h
+ * @brief Error codes returned by every fallible Ballast function.
+ *
+ * Return convention (all modules): a fallible function returns `int`, either
+ * #BAL_OK (0) or one of the negative `BAL_E*` codes below. Functions that
+ * return a count or an index return it as a non-negative value and errors as
+ * a negative code. On error, output parameters are left untouched and no
+ * state is changed unless the function's documentation says otherwise.
+ * Ballast never calls exit() or abort() on bad input and never prints
+ * unless a log callback was installed (see ballast/log.h).
+ */
+#ifndef BALLAST_ERROR_H
+#define BALLAST_ERROR_H
+
+#include <ballast/defs.h>
+
+BAL_BEGIN_DECLS
+
+/** Ballast status codes. New codes are only ever appended. */
+enum bal_status {
+  BAL_OK = 0,        /**< success */
+  BAL_EINVAL = -1,   /**< invalid argument (NULL pointer, out-of-range value) */
+  BAL_ENOMEM = -2,   /**< memory allocation failed */
+  BAL_EIO = -3,      /**< input/output error (file cannot be opened or read) */
+  BAL_EFORMAT = -4,  /**< malformed input data */
+  BAL_ENOTSUP = -5,  /**< operation not supported in this build or context */
+  BAL_ESYS = -6,     /**< an operating-system resource could not be obtained (threads, ...) */
+  BAL_ERANGE = -7,   /**< a value does not fit the representable range */
+  BAL_EMPI = -8,     /**< an MPI call failed */
+  BAL_EBUSY = -9     /**< the object is in use and the operation cannot proceed */
+};
+
+/**
+ * Name a status code.
+ * @param code a `BAL_*` status code (any int is accepted).
+ * @return a static, NUL-terminated English description; "unknown error"
+ *         for values that are not Ballast codes. Never NULL.
+ * Thread-safety: safe from any thread.
+ */
+BAL_API const char *bal_strerror(int code);
+
+BAL_END_DECLS
+
+#endif /* BALLAST_ERROR_H */

@@ -1,0 +1,17 @@
+#include <ballast/error.h>
+
+const char *bal_strerror(int code) {
+  switch (code) {
+  case BAL_OK: return "success";
+  case BAL_EINVAL: return "invalid argument";
+  case BAL_ENOMEM: return "out of memory";
+  case BAL_EIO: return "input/output error";
+  case BAL_EFORMAT: return "malformed input";
+  case BAL_ENOTSUP: return "not supported";
+  case BAL_ESYS: return "system resource unavailable";
+  case BAL_ERANGE: return "value out of range";
+  case BAL_EMPI: return "MPI error";
+  case BAL_EBUSY: return "resource busy";
+  default: return "unknown error";
+  }
+}

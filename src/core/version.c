@@ -1,0 +1,3 @@
+#include <ballast/version.h>
+
+const char *bal_version(void) { return BALLAST_VERSION_STRING; }

@@ -1,0 +1,156 @@
+/* bal_for(): argument checks, the initial static split, and the loop every
+ * worker runs (take from its own range, steal when dry, stop when all done). */
+#include <sched.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "for/pool.h"
+
+/* Adaptive chunking (grain 0): a worker sizes the piece it takes so that one
+ * body call lasts about TARGET_CHUNK_NS. The clock read per chunk (~50 ns on
+ * a VM) is then < 0.5% of the work, while the only work thieves cannot
+ * reach — the chunk the owner is executing — stays a few tens of
+ * microseconds. Doubling/halving converges in a handful of chunks. */
+#define TARGET_CHUNK_NS 20000
+
+/* Failed steal rounds before an idle worker yields its CPU instead of
+ * spinning: it only waits for the last chunks in flight to finish. */
+#define STEAL_SPIN_ROUNDS 64
+
+static inline int64_t unit_to_index(const bal__call *c, uint32_t u) {
+  if (u >= c->units) return c->end;
+  /* u * unit <= end - begin, so the sum lands in [begin, end]; unsigned
+   * arithmetic avoids signed overflow for ranges that span zero. */
+  return (int64_t)((uint64_t)c->begin + (uint64_t)u * c->unit);
+}
+
+static void run_chunk(bal_pool *pool, bal__worker *w, uint32_t first, uint32_t n,
+                      int64_t *clock_ns) {
+  const bal__call *c = &pool->call;
+  int64_t lo = unit_to_index(c, first), hi = unit_to_index(c, first + n);
+  c->body(lo, hi, c->arg);
+  int64_t now = bal__now_ns();
+  int64_t dt = now - *clock_ns;
+  *clock_ns = now;
+  w->stats.items += hi - lo;
+  w->stats.chunks++;
+  w->stats.busy_seconds += (double)dt * 1e-9;
+  if (!c->adaptive) return;
+  if (dt < TARGET_CHUNK_NS / 2 && w->chunk_units < BAL__RANGE_MAX_TAKE / 2)
+    w->chunk_units *= 2;
+  else if (dt > 2 * TARGET_CHUNK_NS && w->chunk_units > c->min_units)
+    w->chunk_units = w->chunk_units / 2 > c->min_units ? w->chunk_units / 2 : c->min_units;
+}
+
+/* Drain the worker's own range; returns the number of units it executed. */
+static uint64_t drain_own(bal_pool *pool, bal__worker *w) {
+  bal__range *mine = &pool->ranges[w->id];
+  uint64_t done = 0;
+  int64_t clock_ns = bal__now_ns();
+  uint32_t first, n;
+  while ((n = bal__range_take(mine, w->chunk_units, &first)) != 0) {
+    run_chunk(pool, w, first, n, &clock_ns);
+    done += n;
+  }
+  return done;
+}
+
+/* One pass over the other workers in random order. On success the stolen
+ * units become this worker's range (so they can be stolen in turn). */
+static bool steal_round(bal_pool *pool, bal__worker *w) {
+  int size = pool->size;
+  int start = (int)bal__rng_below(&w->rng, (uint64_t)size);
+  for (int k = 0; k < size; k++) {
+    int victim = (start + k) % size;
+    if (victim == w->id) continue;
+    for (int tries = 0; tries < 4; tries++) {
+      uint32_t first;
+      int64_t n = bal__range_steal(&pool->ranges[victim], pool->call.min_units, &first);
+      if (n == 0) break;
+      w->stats.steals_attempted++;
+      if (n > 0) {
+        w->stats.steals_won++;
+        bal__range_set(&pool->ranges[w->id], first, first + (uint32_t)n);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+void bal__for_work(bal_pool *pool, int self) {
+  bal__worker *w = &pool->workers[self];
+  bal__tls_worker_id = self;
+  /* The caller installed this worker's initial range. Once drained, a range
+   * must not be taken from again until a steal installs a new one: every
+   * take on an empty range pushes lo further past hi (see range.h). */
+  bool have_range = true;
+  for (unsigned idle_rounds = 0;;) {
+    if (have_range) {
+      uint64_t done = drain_own(pool, w);
+      have_range = false;
+      /* Report in batches: one contended update per range drained, not per
+       * item. */
+      if (done) atomic_fetch_sub_explicit(&pool->remaining, done, memory_order_acq_rel);
+    }
+    if (atomic_load_explicit(&pool->remaining, memory_order_acquire) == 0) break;
+    if (steal_round(pool, w)) {
+      have_range = true;
+      idle_rounds = 0;
+      continue;
+    }
+    /* Everything left is being executed by others: wait politely. */
+    if (++idle_rounds < STEAL_SPIN_ROUNDS && !pool->oversubscribed)
+      bal__cpu_relax();
+    else
+      sched_yield();
+  }
+  bal__tls_worker_id = -1;
+}
+
+int bal_for(bal_pool *pool, int64_t begin, int64_t end, int64_t grain, bal_for_body body,
+            void *arg) {
+  if (!pool || !body || begin > end || grain < 0) return BAL_EINVAL;
+  uint64_t len = (uint64_t)end - (uint64_t)begin;
+  if (len > (uint64_t)INT64_MAX) return BAL_EINVAL;
+  if (len == 0) return BAL_OK;
+  if (bal__tls_worker_id >= 0) {
+    /* Nested inside a body: the pool's workers are busy (maybe with the very
+     * loop that called us), so waiting for them could deadlock. */
+    body(begin, end, arg);
+    return BAL_OK;
+  }
+
+  pthread_mutex_lock(&pool->call_lock);
+  bal__call *c = &pool->call;
+  c->begin = begin;
+  c->end = end;
+  /* Loops longer than 2^31 indices are addressed in units of several
+   * indices so that offsets fit in 32 bits (see range.h). */
+  c->unit = len <= BAL__RANGE_MAX_UNITS ? 1 : (len + BAL__RANGE_MAX_UNITS - 1) / BAL__RANGE_MAX_UNITS;
+  c->units = (uint32_t)((len + c->unit - 1) / c->unit);
+  uint64_t grain_units = grain == 0 ? 1 : ((uint64_t)grain + c->unit - 1) / c->unit;
+  c->min_units = (uint32_t)(grain_units < BAL__RANGE_MAX_TAKE ? grain_units : BAL__RANGE_MAX_TAKE);
+  c->adaptive = grain == 0;
+  c->body = body;
+  c->arg = arg;
+
+  /* Static split: worker i starts with [i*U/P, (i+1)*U/P); every unit is in
+   * exactly one range, remainder included. */
+  int size = pool->size;
+  for (int i = 0; i < size; i++) {
+    uint32_t lo = (uint32_t)((uint64_t)c->units * (uint64_t)i / (uint64_t)size);
+    uint32_t hi = (uint32_t)((uint64_t)c->units * (uint64_t)(i + 1) / (uint64_t)size);
+    bal__range_set(&pool->ranges[i], lo, hi);
+    memset(&pool->workers[i].stats, 0, sizeof pool->workers[i].stats);
+    pool->workers[i].chunk_units = c->min_units;
+  }
+  atomic_store_explicit(&pool->remaining, c->units, memory_order_relaxed);
+
+  pool->call_start_ns = bal__now_ns();
+  bal__pool_dispatch(pool);
+  pool->last_wall_seconds = (double)(bal__now_ns() - pool->call_start_ns) * 1e-9;
+  pool->have_stats = true;
+  pthread_mutex_unlock(&pool->call_lock);
+  return BAL_OK;
+}

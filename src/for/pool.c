@@ -1,0 +1,198 @@
+/* The pool: persistent threads, how they wait for a call, join it and leave.
+ * The balancing itself is in loop.c. */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/log.h"
+#include "for/pool.h"
+
+_Thread_local int bal__tls_worker_id = -1;
+
+/* How long an idle worker polls for the next call before it sleeps. Long
+ * enough to catch back-to-back loops without a futex wake-up, short enough
+ * not to burn a shared core for long. */
+#define IDLE_SPIN_NS 50000
+
+static int online_cpus(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    int n = CPU_COUNT(&set);
+    if (n > 0) return n; /* honours taskset and cgroup cpusets */
+  }
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+/* Pool size for nthreads == 0: BALLAST_NUM_THREADS, else the usable CPUs. */
+static int default_size(int *out) {
+  const char *env = getenv("BALLAST_NUM_THREADS");
+  if (!env || !*env) {
+    *out = online_cpus();
+    return BAL_OK;
+  }
+  char *endp;
+  errno = 0;
+  long v = strtol(env, &endp, 10);
+  if (errno || *endp || v < 1 || v > BAL_POOL_MAX_THREADS) {
+    bal__log(BAL_LOG_ERROR, "for", "BALLAST_NUM_THREADS='%s' is not an integer in [1, %d]",
+             env, BAL_POOL_MAX_THREADS);
+    return BAL_EINVAL;
+  }
+  *out = (int)v;
+  return BAL_OK;
+}
+
+/* Join the current call if it is still open. */
+static bool join_call(bal_pool *pool) {
+  uint64_t p = atomic_load_explicit(&pool->participants, memory_order_acquire);
+  while (!(p & BAL__CALL_CLOSED)) {
+    if (atomic_compare_exchange_weak_explicit(&pool->participants, &p, p + 1,
+                                              memory_order_acquire, memory_order_acquire))
+      return true;
+  }
+  return false;
+}
+
+/* Wait until the epoch moves past `seen`: poll briefly, then sleep. */
+static uint64_t wait_for_epoch(bal_pool *pool, uint64_t seen) {
+  uint64_t e;
+  if (!pool->oversubscribed) {
+    int64_t deadline = bal__now_ns() + IDLE_SPIN_NS;
+    for (unsigned i = 1;; i++) {
+      e = atomic_load_explicit(&pool->epoch, memory_order_acquire);
+      if (e != seen) return e;
+      bal__cpu_relax();
+      if ((i & 63) == 0 && bal__now_ns() > deadline) break;
+    }
+  }
+  pthread_mutex_lock(&pool->wake_lock);
+  /* seq_cst on sleepers and epoch pairs with the dispatcher's
+   * epoch-increment-then-read-sleepers: one of the two sees the other. */
+  atomic_fetch_add(&pool->sleepers, 1);
+  while ((e = atomic_load(&pool->epoch)) == seen)
+    pthread_cond_wait(&pool->wake_cond, &pool->wake_lock);
+  atomic_fetch_sub(&pool->sleepers, 1);
+  pthread_mutex_unlock(&pool->wake_lock);
+  return e;
+}
+
+static void *worker_main(void *argp) {
+  bal__worker *w = argp;
+  bal_pool *pool = w->pool;
+  uint64_t seen = 0;
+  for (;;) {
+    seen = wait_for_epoch(pool, seen);
+    if (atomic_load_explicit(&pool->shutdown, memory_order_acquire)) break;
+    if (!join_call(pool)) continue; /* woke too late: that call is over */
+    bal__for_work(pool, w->id);
+    atomic_fetch_sub_explicit(&pool->participants, 1, memory_order_release);
+  }
+  return NULL;
+}
+
+static void wake_all(bal_pool *pool) {
+  atomic_fetch_add(&pool->epoch, 1);
+  if (atomic_load(&pool->sleepers) > 0) {
+    pthread_mutex_lock(&pool->wake_lock);
+    pthread_cond_broadcast(&pool->wake_cond);
+    pthread_mutex_unlock(&pool->wake_lock);
+  }
+}
+
+void bal__pool_dispatch(bal_pool *pool) {
+  /* Open the call: the caller has written pool->call and the ranges; the
+   * release pairs with join_call's acquire. */
+  atomic_store_explicit(&pool->participants, 0, memory_order_release);
+  if (pool->size > 1) wake_all(pool);
+  bal__for_work(pool, 0);
+  /* Every unit is done. Close the call so late wakers stay out, and wait
+   * for those inside to leave before the call's state can be reused. */
+  uint64_t p = atomic_fetch_or_explicit(&pool->participants, BAL__CALL_CLOSED,
+                                        memory_order_acq_rel);
+  for (unsigned spins = 0; (p & ~BAL__CALL_CLOSED) != 0; spins++) {
+    if (spins < 256 && !pool->oversubscribed)
+      bal__cpu_relax();
+    else
+      sched_yield();
+    p = atomic_load_explicit(&pool->participants, memory_order_acquire);
+  }
+}
+
+static void free_pool(bal_pool *pool) {
+  pthread_cond_destroy(&pool->wake_cond);
+  pthread_mutex_destroy(&pool->wake_lock);
+  pthread_mutex_destroy(&pool->call_lock);
+  free(pool->ranges);
+  free(pool->workers);
+  free(pool);
+}
+
+/* Tell the first `started` background workers to exit and join them. */
+static void stop_workers(bal_pool *pool, int started) {
+  atomic_store_explicit(&pool->shutdown, true, memory_order_release);
+  wake_all(pool);
+  for (int i = 1; i <= started; i++) pthread_join(pool->workers[i].thread, NULL);
+}
+
+int bal_pool_create(int nthreads, bal_pool **out) {
+  if (!out || nthreads < 0 || nthreads > BAL_POOL_MAX_THREADS) return BAL_EINVAL;
+  int size = nthreads;
+  if (size == 0) {
+    int rc = default_size(&size);
+    if (rc != BAL_OK) return rc;
+  }
+  bal_pool *pool = calloc(1, sizeof *pool);
+  if (!pool) return BAL_ENOMEM;
+  pool->size = size;
+  pool->oversubscribed = size > online_cpus();
+  pool->ranges = aligned_alloc(64, sizeof(bal__range) * (size_t)size);
+  pool->workers = aligned_alloc(64, sizeof(bal__worker) * (size_t)size);
+  if (!pool->ranges || !pool->workers) {
+    free(pool->ranges);
+    free(pool->workers);
+    free(pool);
+    return BAL_ENOMEM;
+  }
+  memset(pool->workers, 0, sizeof(bal__worker) * (size_t)size);
+  for (int i = 0; i < size; i++) {
+    bal__range_set(&pool->ranges[i], 0, 0);
+    pool->workers[i].id = i;
+    pool->workers[i].pool = pool;
+    bal__rng_seed(&pool->workers[i].rng, 0x62616c6c617374ull + (uint64_t)i);
+  }
+  pthread_mutex_init(&pool->call_lock, NULL);
+  pthread_mutex_init(&pool->wake_lock, NULL);
+  pthread_cond_init(&pool->wake_cond, NULL);
+  atomic_init(&pool->participants, BAL__CALL_CLOSED);
+  atomic_init(&pool->remaining, 0);
+  atomic_init(&pool->epoch, 0);
+  atomic_init(&pool->sleepers, 0);
+  atomic_init(&pool->shutdown, false);
+
+  for (int i = 1; i < size; i++) {
+    int err = pthread_create(&pool->workers[i].thread, NULL, worker_main, &pool->workers[i]);
+    if (err) {
+      bal__log(BAL_LOG_ERROR, "for", "cannot start worker %d of %d: %s", i, size, strerror(err));
+      stop_workers(pool, i - 1);
+      free_pool(pool);
+      return BAL_ESYS;
+    }
+  }
+  *out = pool;
+  return BAL_OK;
+}
+
+void bal_pool_destroy(bal_pool *pool) {
+  if (!pool) return;
+  stop_workers(pool, pool->size - 1);
+  free_pool(pool);
+}
+
+int bal_pool_size(const bal_pool *pool) { return pool ? pool->size : BAL_EINVAL; }
+
+int bal_worker_id(void) { return bal__tls_worker_id; }

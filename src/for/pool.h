@@ -1,0 +1,86 @@
+/* Private: the pool's layout, shared by pool.c (threads, dispatch) and
+ * loop.c (the balanced loop each worker runs). */
+#ifndef BALLAST_FOR_POOL_H
+#define BALLAST_FOR_POOL_H
+
+#include <ballast/for.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "core/rng.h"
+#include "for/range.h"
+
+/* High bit of bal_pool.participants: the current call accepts no more
+ * workers (it is finishing, or there is no call). */
+#define BAL__CALL_CLOSED (UINT64_C(1) << 63)
+
+/* One bal_for() call, as every participating worker sees it. Written by the
+ * caller before the call opens, read-only while it is open. */
+typedef struct bal__call {
+  int64_t begin, end;  /* the index range */
+  uint64_t unit;       /* indices per unit (1 unless the loop exceeds 2^31) */
+  uint32_t units;      /* number of units in the loop */
+  uint32_t min_units;  /* smallest piece taken or stolen, in units (>= 1) */
+  bool adaptive;       /* grain 0: chunk sizes follow measured body cost */
+  bal_for_body body;
+  void *arg;
+} bal__call;
+
+/* Per-worker private state; one cache line apart from the others. */
+typedef struct bal__worker {
+  _Alignas(64) bal_for_stats stats; /* written by this worker during a call */
+  bal__rng rng;                     /* victim selection */
+  uint32_t chunk_units;             /* current adaptive chunk size */
+  int id;
+  struct bal_pool *pool;
+  pthread_t thread;
+} bal__worker;
+
+struct bal_pool {
+  int size;
+  bool oversubscribed;          /* more workers than CPUs: never spin long */
+  pthread_mutex_t call_lock;    /* serializes concurrent bal_for() callers */
+
+  /* Dispatch: workers wait for `epoch` to change (spin briefly, then sleep). */
+  pthread_mutex_t wake_lock;
+  pthread_cond_t wake_cond;
+  _Atomic uint64_t epoch;
+  atomic_int sleepers;
+  atomic_bool shutdown;
+
+  /* The current call. `participants` counts workers inside it (the caller
+   * not included) plus the CLOSED bit; `remaining` counts units not yet
+   * reported done (workers report in batches, when their range runs dry). */
+  _Alignas(64) _Atomic uint64_t participants;
+  _Alignas(64) _Atomic uint64_t remaining;
+  _Alignas(64) bal__call call;
+  int64_t call_start_ns;
+  double last_wall_seconds;
+  bool have_stats;
+
+  bal__range *ranges;   /* size entries, one per worker */
+  bal__worker *workers; /* size entries; [0] is the calling thread's */
+};
+
+/* Run the balanced loop of the pool's current call as worker `self` until
+ * every unit is done (loop.c). */
+void bal__for_work(struct bal_pool *pool, int self);
+
+/* Wake the background workers for a new call and wait until every worker
+ * that joined it has left (pool.c). `run_self` runs the caller's share. */
+void bal__pool_dispatch(struct bal_pool *pool);
+
+/* Index of the calling worker while it is inside a call, else -1. */
+extern _Thread_local int bal__tls_worker_id;
+
+/* CPU-friendly busy-wait hint. */
+static inline void bal__cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+#endif
