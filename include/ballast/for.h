@@ -37,12 +37,20 @@ typedef struct bal_pool bal_pool;
  * Create a pool of persistent worker threads.
  * @param nthreads number of workers, counting the calling thread of each
  *        bal_for(); 0 means the value of the environment variable
- *        BALLAST_NUM_THREADS if set, else the number of online CPUs.
+ *        BALLAST_NUM_THREADS if set, else the number of CPUs this process
+ *        may run on (its affinity mask).
  * @param out receives the pool on success; untouched on error.
+ *
+ * The environment variable BALLAST_BIND places the background workers
+ * (worker i >= 1; the calling thread is the application's and is never
+ * moved): "core" binds worker i to physical core i modulo the cores (via
+ * hwloc when Ballast was built with it, else CPU i of the affinity mask),
+ * "pu" to hardware thread i, "none" or unset leaves placement to the OS.
  * @return BAL_OK; BAL_EINVAL if out is NULL, nthreads < 0 or
- *         > #BAL_POOL_MAX_THREADS, or BALLAST_NUM_THREADS is set but not an
- *         integer in [1, BAL_POOL_MAX_THREADS]; BAL_ENOMEM; BAL_ESYS if a
- *         thread could not be started (nothing is leaked).
+ *         > #BAL_POOL_MAX_THREADS, BALLAST_NUM_THREADS is set but not an
+ *         integer in [1, BAL_POOL_MAX_THREADS], or BALLAST_BIND has another
+ *         value; BAL_ENOMEM; BAL_ESYS if a thread could not be started
+ *         (nothing is leaked).
  * Thread-safety: safe from any thread.
  */
 BAL_API int bal_pool_create(int nthreads, bal_pool **out);

@@ -84,6 +84,7 @@ static uint64_t wait_for_epoch(bal_pool *pool, uint64_t seen) {
 static void *worker_main(void *argp) {
   bal__worker *w = argp;
   bal_pool *pool = w->pool;
+  if (w->cpus) bal__bind_self(w->cpus, w->id);
   uint64_t seen = 0;
   for (;;) {
     seen = wait_for_epoch(pool, seen);
@@ -127,6 +128,7 @@ static void free_pool(bal_pool *pool) {
   pthread_cond_destroy(&pool->wake_cond);
   pthread_mutex_destroy(&pool->wake_lock);
   pthread_mutex_destroy(&pool->call_lock);
+  free(pool->bind_sets);
   free(pool->ranges);
   free(pool->workers);
   free(pool);
@@ -146,6 +148,9 @@ int bal_pool_create(int nthreads, bal_pool **out) {
     int rc = default_size(&size);
     if (rc != BAL_OK) return rc;
   }
+  bal__bind_policy bind;
+  int rc = bal__bind_policy_from_env(&bind);
+  if (rc != BAL_OK) return rc;
   bal_pool *pool = calloc(1, sizeof *pool);
   if (!pool) return BAL_ENOMEM;
   pool->size = size;
@@ -159,10 +164,21 @@ int bal_pool_create(int nthreads, bal_pool **out) {
     return BAL_ENOMEM;
   }
   memset(pool->workers, 0, sizeof(bal__worker) * (size_t)size);
+  if (bind != BAL__BIND_NONE) {
+    pool->bind_sets = malloc(sizeof(cpu_set_t) * (size_t)size);
+    if (!pool->bind_sets) {
+      free(pool->ranges);
+      free(pool->workers);
+      free(pool);
+      return BAL_ENOMEM;
+    }
+    bal__bind_plan(bind, size, pool->bind_sets);
+  }
   for (int i = 0; i < size; i++) {
     bal__range_set(&pool->ranges[i], 0, 0);
     pool->workers[i].id = i;
     pool->workers[i].pool = pool;
+    pool->workers[i].cpus = pool->bind_sets && i > 0 ? &pool->bind_sets[i] : NULL;
     bal__rng_seed(&pool->workers[i].rng, 0x62616c6c617374ull + (uint64_t)i);
   }
   pthread_mutex_init(&pool->call_lock, NULL);

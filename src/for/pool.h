@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "core/rng.h"
+#include "for/bind.h"
 #include "for/range.h"
 
 /* High bit of bal_pool.participants: the current call accepts no more
@@ -35,6 +36,7 @@ typedef struct bal__worker {
   int id;
   struct bal_pool *pool;
   pthread_t thread;
+  cpu_set_t *cpus; /* where to bind this background worker, or NULL */
 } bal__worker;
 
 struct bal_pool {
@@ -61,6 +63,7 @@ struct bal_pool {
 
   bal__range *ranges;   /* size entries, one per worker */
   bal__worker *workers; /* size entries; [0] is the calling thread's */
+  cpu_set_t *bind_sets; /* BALLAST_BIND placement, or NULL */
 };
 
 /* Run the balanced loop of the pool's current call as worker `self` until

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -269,6 +270,35 @@ static void idle_workers_steal_skewed_work(void **state) {
   bal_pool_destroy(pool);
 }
 
+/* BALLAST_BIND places background workers: with "pu" each sits on one CPU. */
+static atomic_int cpus_seen_by_background_worker;
+static void affinity_body(int64_t b, int64_t e, void *arg) {
+  (void)b, (void)e, (void)arg;
+  cpu_set_t set;
+  if (bal_worker_id() > 0 && sched_getaffinity(0, sizeof set, &set) == 0)
+    atomic_store(&cpus_seen_by_background_worker, CPU_COUNT(&set));
+  struct timespec ts = {0, 200000}; /* let every worker get a piece */
+  nanosleep(&ts, NULL);
+}
+
+static void binding_from_environment(void **state) {
+  (void)state;
+  bal_pool *pool = NULL;
+  setenv("BALLAST_BIND", "sockets", 1);
+  assert_int_equal(bal_pool_create(2, &pool), BAL_EINVAL);
+  const char *policies[] = {"none", "core", "pu", ""};
+  for (size_t i = 0; i < 4; i++) {
+    setenv("BALLAST_BIND", policies[i], 1);
+    assert_int_equal(bal_pool_create(3, &pool), BAL_OK);
+    run_exactly_once(pool, 0, 5000, 0);
+    atomic_store(&cpus_seen_by_background_worker, 0);
+    assert_int_equal(bal_for(pool, 0, 200, 1, affinity_body, NULL), BAL_OK);
+    if (i == 2) assert_int_equal(atomic_load(&cpus_seen_by_background_worker), 1);
+    bal_pool_destroy(pool);
+  }
+  unsetenv("BALLAST_BIND");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(pool_create_rejects_bad_arguments),
@@ -282,6 +312,7 @@ int main(void) {
       cmocka_unit_test(stats_account_for_every_item),
       cmocka_unit_test(explicit_grain_bounds_piece_size),
       cmocka_unit_test(idle_workers_steal_skewed_work),
+      cmocka_unit_test(binding_from_environment),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
