@@ -4,6 +4,7 @@
  *
  * Modules (one header each):
  *  - ballast/for.h : parallel loop balanced by lock-free work stealing (threads)
+ *  - ballast/overlay.h : small-world overlay of ranks, routing, victim selection
  * Common: ballast/error.h (status codes), ballast/log.h (diagnostics),
  * ballast/version.h (versions).
  */
@@ -15,5 +16,6 @@
 #include <ballast/log.h>
 #include <ballast/version.h>
 #include <ballast/for.h>
+#include <ballast/overlay.h>
 
 #endif /* BALLAST_H */

@@ -1,0 +1,214 @@
+/* overlay: argument checking, info, neighbour copies and victim selection. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+
+#include <ballast/ballast.h>
+
+static void bad_arguments_give_einval(void **state) {
+  (void)state;
+  bal_overlay *ov = NULL;
+  assert_int_equal(bal_overlay_create(0, 4, 0, 1, &ov), BAL_EINVAL);
+  assert_int_equal(bal_overlay_create(-5, 4, 0, 1, &ov), BAL_EINVAL);
+  assert_int_equal(bal_overlay_create(10, 1, 0, 1, &ov), BAL_EINVAL);
+  assert_int_equal(bal_overlay_create(10, 0, 0, 1, &ov), BAL_EINVAL);
+  assert_int_equal(bal_overlay_create(10, -3, 0, 1, &ov), BAL_EINVAL);
+  assert_int_equal(bal_overlay_create(10, 4, NAN, 1, &ov), BAL_EINVAL);
+  assert_int_equal(bal_overlay_create(10, 4, INFINITY, 1, &ov), BAL_EINVAL);
+  assert_int_equal(bal_overlay_create(10, 4, 0, 1, NULL), BAL_EINVAL);
+  assert_null(ov);
+  assert_int_equal(bal_overlay_create_local(10, 4, 0, 1, -1, &ov), BAL_EINVAL);
+  assert_int_equal(bal_overlay_create_local(10, 4, 0, 1, 10, &ov), BAL_EINVAL);
+  assert_int_equal(bal_overlay_create_local(0, 4, 0, 1, 0, &ov), BAL_EINVAL);
+  assert_int_equal(bal_overlay_create_local(10, 1, 0, 1, 0, &ov), BAL_EINVAL);
+  assert_int_equal(bal_overlay_create_local(10, 4, 0, 1, 0, NULL), BAL_EINVAL);
+  assert_null(ov);
+
+  assert_int_equal(bal_overlay_create(10, 4, 0, 1, &ov), BAL_OK);
+  const int64_t *l;
+  int k;
+  int64_t buf[16];
+  assert_int_equal(bal_overlay_neighbors(NULL, 0, &l, &k), BAL_EINVAL);
+  assert_int_equal(bal_overlay_neighbors(ov, -1, &l, &k), BAL_EINVAL);
+  assert_int_equal(bal_overlay_neighbors(ov, 10, &l, &k), BAL_EINVAL);
+  assert_int_equal(bal_overlay_neighbors(ov, 0, NULL, &k), BAL_EINVAL);
+  assert_int_equal(bal_overlay_neighbors(ov, 0, &l, NULL), BAL_EINVAL);
+  assert_int_equal(bal_overlay_neighbors_copy(NULL, 0, buf, 16, &k), BAL_EINVAL);
+  assert_int_equal(bal_overlay_neighbors_copy(ov, 10, buf, 16, &k), BAL_EINVAL);
+  assert_int_equal(bal_overlay_neighbors_copy(ov, 0, buf, -1, &k), BAL_EINVAL);
+  assert_int_equal(bal_overlay_neighbors_copy(ov, 0, NULL, 4, &k), BAL_EINVAL);
+  assert_int_equal(bal_overlay_neighbors_copy(ov, 0, buf, 16, NULL), BAL_EINVAL);
+  assert_int_equal(bal_overlay_next_hop(NULL, 0, 1), BAL_EINVAL);
+  assert_int_equal(bal_overlay_next_hop(ov, -1, 1), BAL_EINVAL);
+  assert_int_equal(bal_overlay_next_hop(ov, 0, 10), BAL_EINVAL);
+  assert_int_equal(bal_overlay_next_hop(ov, 10, 0), BAL_EINVAL);
+  bal_overlay_info info;
+  assert_int_equal(bal_overlay_get_info(NULL, &info), BAL_EINVAL);
+  assert_int_equal(bal_overlay_get_info(ov, NULL), BAL_EINVAL);
+  bal_overlay_destroy(ov);
+  bal_overlay_destroy(NULL);
+}
+
+static void info_describes_the_overlay(void **state) {
+  (void)state;
+  bal_overlay *ov;
+  assert_int_equal(bal_overlay_create(5000, 40, -1, 77, &ov), BAL_OK);
+  bal_overlay_info info;
+  assert_int_equal(bal_overlay_get_info(ov, &info), BAL_OK);
+  assert_int_equal(info.nodes, 5000);
+  assert_int_equal(info.degree, 40);
+  assert_int_equal(info.target_degree, 40);
+  assert_true(info.exponent == BAL_OVERLAY_DEFAULT_EXPONENT);
+  assert_true(info.seed == 77);
+  assert_int_equal(info.local_node, -1);
+  assert_true(info.edges > 0);
+  assert_true(info.max_degree >= 40);
+  bal_overlay_destroy(ov);
+  assert_int_equal(bal_overlay_create(3, 40, 2.5, 1, &ov), BAL_OK);
+  assert_int_equal(bal_overlay_get_info(ov, &info), BAL_OK);
+  assert_int_equal(info.target_degree, 2);
+  assert_true(info.exponent == 2.5);
+  bal_overlay_destroy(ov);
+}
+
+static void copies_and_local_limits(void **state) {
+  (void)state;
+  bal_overlay *loc;
+  assert_int_equal(bal_overlay_create_local(5000, 40, 0, 3, 17, &loc), BAL_OK);
+  const int64_t *own;
+  int k;
+  assert_int_equal(bal_overlay_neighbors(loc, 17, &own, &k), BAL_OK);
+  assert_true(k > 10);
+  int64_t far = 2500; /* held only if it happens to be a neighbour of 17 */
+  int held = far == 17;
+  for (int i = 0; i < k; i++) held |= own[i] == far;
+  const int64_t *l;
+  int kk;
+  if (!held) assert_int_equal(bal_overlay_neighbors(loc, far, &l, &kk), BAL_ENOTSUP);
+  int64_t small[2];
+  int count = -1;
+  assert_int_equal(bal_overlay_neighbors_copy(loc, 17, small, 2, &count), BAL_ERANGE);
+  assert_int_equal(count, k);
+  assert_int_equal(bal_overlay_neighbors_copy(loc, far, small, 2, &count), BAL_ERANGE);
+  assert_true(count > 2);
+  assert_int_equal(bal_overlay_neighbors_copy(loc, far, NULL, 0, &count), BAL_ERANGE);
+  int64_t *buf = malloc(sizeof *buf * (size_t)count);
+  int c2;
+  assert_int_equal(bal_overlay_neighbors_copy(loc, far, buf, count, &c2), BAL_OK);
+  assert_int_equal(c2, count);
+  free(buf);
+  bal_overlay_destroy(loc);
+  /* a single node: no neighbours, copy of an empty list is fine */
+  bal_overlay *one;
+  assert_int_equal(bal_overlay_create_local(1, 8, 0, 0, 0, &one), BAL_OK);
+  assert_int_equal(bal_overlay_neighbors_copy(one, 0, NULL, 0, &count), BAL_OK);
+  assert_int_equal(count, 0);
+  assert_int_equal(bal_overlay_next_hop(one, 0, 0), 0);
+  uint64_t st = 1;
+  int64_t victim;
+  assert_int_equal(bal_overlay_victim_uniform(one, 0, &st, &victim), BAL_ERANGE);
+  bal_overlay_destroy(one);
+}
+
+static void uniform_victims_cover_neighbours_evenly(void **state) {
+  (void)state;
+  bal_overlay *ov;
+  assert_int_equal(bal_overlay_create(2000, 20, 0, 5, &ov), BAL_OK);
+  const int64_t *l;
+  int k;
+  assert_int_equal(bal_overlay_neighbors(ov, 100, &l, &k), BAL_OK);
+  int *hits = calloc((size_t)k, sizeof *hits);
+  uint64_t st = 12345;
+  const int draws = 20000 * k / 20;
+  for (int d = 0; d < draws; d++) {
+    int64_t v;
+    assert_int_equal(bal_overlay_victim_uniform(ov, 100, &st, &v), BAL_OK);
+    int i = 0;
+    while (i < k && l[i] != v) i++;
+    assert_true(i < k); /* always a neighbour */
+    hits[i]++;
+  }
+  double expect = (double)draws / k;
+  for (int i = 0; i < k; i++) assert_true(fabs(hits[i] - expect) < 0.15 * expect);
+  free(hits);
+  /* same state, same sequence */
+  uint64_t s1 = 9, s2 = 9;
+  for (int d = 0; d < 100; d++) {
+    int64_t a, b;
+    bal_overlay_victim_uniform(ov, 5, &s1, &a);
+    bal_overlay_victim_uniform(ov, 5, &s2, &b);
+    assert_int_equal(a, b);
+  }
+  int64_t v;
+  assert_int_equal(bal_overlay_victim_uniform(ov, 5, NULL, &v), BAL_EINVAL);
+  assert_int_equal(bal_overlay_victim_uniform(ov, 5, &s1, NULL), BAL_EINVAL);
+  assert_int_equal(bal_overlay_victim_uniform(ov, 2000, &s1, &v), BAL_EINVAL);
+  assert_int_equal(bal_overlay_victim_uniform(NULL, 5, &s1, &v), BAL_EINVAL);
+  bal_overlay_destroy(ov);
+}
+
+static void biased_victims_follow_latency(void **state) {
+  (void)state;
+  bal_overlay *ov;
+  assert_int_equal(bal_overlay_create(2000, 20, 0, 5, &ov), BAL_OK);
+  const int64_t *l;
+  int k;
+  assert_int_equal(bal_overlay_neighbors(ov, 100, &l, &k), BAL_OK);
+  double *lat = malloc(sizeof *lat * (size_t)k);
+  for (int i = 0; i < k; i++) lat[i] = 4.0;
+  lat[3] = 1.0; /* one neighbour four times closer */
+  uint64_t st = 777;
+  int hit3 = 0, draws = 40000;
+  for (int d = 0; d < draws; d++) {
+    int64_t v;
+    assert_int_equal(bal_overlay_victim_biased(ov, 100, lat, 1.0, &st, &v), BAL_OK);
+    hit3 += v == l[3];
+  }
+  /* weight 1 vs 1/4 for the k - 1 others */
+  double p3 = 1.0 / (1.0 + (k - 1) * 0.25);
+  assert_true(fabs((double)hit3 / draws - p3) < 0.02);
+  /* bias 0: uniform */
+  hit3 = 0;
+  for (int d = 0; d < draws; d++) {
+    int64_t v;
+    assert_int_equal(bal_overlay_victim_biased(ov, 100, lat, 0.0, &st, &v), BAL_OK);
+    hit3 += v == l[3];
+  }
+  assert_true(fabs((double)hit3 / draws - 1.0 / k) < 0.015);
+  /* no table: ring distance, so ring neighbours come first */
+  int ring = 0;
+  for (int d = 0; d < draws; d++) {
+    int64_t v;
+    assert_int_equal(bal_overlay_victim_biased(ov, 100, NULL, 1.0, &st, &v), BAL_OK);
+    ring += v == 99 || v == 101;
+  }
+  assert_true((double)ring / draws > 2.0 / k * 1.5);
+  int64_t v;
+  assert_int_equal(bal_overlay_victim_biased(ov, 100, lat, -1.0, &st, &v), BAL_EINVAL);
+  assert_int_equal(bal_overlay_victim_biased(ov, 100, lat, NAN, &st, &v), BAL_EINVAL);
+  lat[0] = 0.0;
+  assert_int_equal(bal_overlay_victim_biased(ov, 100, lat, 1.0, &st, &v), BAL_EINVAL);
+  lat[0] = -2.0;
+  assert_int_equal(bal_overlay_victim_biased(ov, 100, lat, 1.0, &st, &v), BAL_EINVAL);
+  lat[0] = NAN;
+  assert_int_equal(bal_overlay_victim_biased(ov, 100, lat, 1.0, &st, &v), BAL_EINVAL);
+  assert_int_equal(bal_overlay_victim_biased(ov, 100, NULL, 1.0, NULL, &v), BAL_EINVAL);
+  free(lat);
+  bal_overlay_destroy(ov);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(bad_arguments_give_einval),
+      cmocka_unit_test(info_describes_the_overlay),
+      cmocka_unit_test(copies_and_local_limits),
+      cmocka_unit_test(uniform_victims_cover_neighbours_evenly),
+      cmocka_unit_test(biased_victims_follow_latency),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,204 @@
+/* `ballast overlay`: build a small-world overlay, measure its degrees,
+ * connectivity, route lengths and build/next-hop times, optionally plot. */
+#include <ballast/ballast.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cli.h"
+#include "common/json.h"
+#include "plot.h"
+#include "stats.h"
+
+static const char *const PROG = "ballast-overlay";
+
+static void usage(FILE *out) {
+  fprintf(out, "usage: ballast overlay --nodes N [--degree D] [--exponent E] [--seed S]\n"
+               "                       [--pairs K] [--local-samples M] [--local-only]\n"
+               "                       [--json] [--plot FILE.png]\n\n"
+               "Build the Kleinberg small-world overlay of N nodes and measure it: average\n"
+               "degree, edges versus all pairs, connectivity, route length over K random\n"
+               "source/destination pairs, whole-graph build time, next-hop time and the\n"
+               "time to build one node's neighbourhood alone (bal_overlay_create_local).\n\n"
+               "  --nodes N          number of nodes (ranks), >= 1\n"
+               "  --degree D         target average degree incl. ring links, >= 2\n"
+               "                     (default 4*log2(N), rounded; at least 2)\n"
+               "  --exponent E       shortcut lengths d drawn with P(d) ~ d^-E (default 1)\n"
+               "  --seed S           overlay seed (default 1); pairs are drawn from it too\n"
+               "  --pairs K          random pairs to route (default 100000)\n"
+               "  --local-samples M  local neighbourhood builds to time (default 100)\n"
+               "  --local-only       do not build the whole graph (for very large N):\n"
+               "                     degrees come from the samples, routes use a fresh\n"
+               "                     local handle at every hop, as ranks would\n"
+               "  --json             print one JSON object instead of the table\n"
+               "  --plot FILE.png    draw hop-count and shortcut-length histograms\n"
+               "                     (needs gnuplot)\n"
+               "  --help, --version\n");
+}
+
+typedef struct options {
+  int64_t nodes, degree, pairs, samples;
+  double exponent;
+  uint64_t seed;
+  bool json, local_only, degree_given;
+  const char *plot;
+} options;
+
+static int parse(int argc, char **argv, options *o) {
+  *o = (options){.nodes = -1, .pairs = 100000, .samples = 100, .exponent = 0, .seed = 1};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      usage(stdout);
+      return 0;
+    }
+    if (!strcmp(a, "--version")) {
+      cli_print_version(PROG);
+      return 0;
+    }
+    if (!strcmp(a, "--json")) {
+      o->json = true;
+    } else if (!strcmp(a, "--local-only")) {
+      o->local_only = true;
+    } else if (!strcmp(a, "--nodes") || !strcmp(a, "--degree") || !strcmp(a, "--pairs") ||
+               !strcmp(a, "--local-samples")) {
+      if (!(v = cli_value(PROG, argc, argv, &i))) return 2;
+      bool ok = !strcmp(a, "--nodes")    ? cli_parse_i64(PROG, a, v, 1, INT64_MAX / 4, &o->nodes)
+                : !strcmp(a, "--degree") ? cli_parse_i64(PROG, a, v, 2, 1 << 20, &o->degree)
+                : !strcmp(a, "--pairs")  ? cli_parse_i64(PROG, a, v, 0, INT64_MAX, &o->pairs)
+                                         : cli_parse_i64(PROG, a, v, 0, INT64_MAX, &o->samples);
+      if (!ok) return 2;
+      if (!strcmp(a, "--degree")) o->degree_given = true;
+    } else if (!strcmp(a, "--exponent")) {
+      if (!(v = cli_value(PROG, argc, argv, &i)) ||
+          !cli_parse_double(PROG, a, v, 0, 64, &o->exponent))
+        return 2;
+    } else if (!strcmp(a, "--seed")) {
+      if (!(v = cli_value(PROG, argc, argv, &i)) || !cli_parse_u64(PROG, a, v, &o->seed)) return 2;
+    } else if (!strcmp(a, "--plot")) {
+      if (!(o->plot = cli_value(PROG, argc, argv, &i))) return 2;
+    } else {
+      cli_unknown(PROG, a);
+      return 2;
+    }
+  }
+  if (o->nodes < 0) {
+    fprintf(stderr, "%s: --nodes is required (see --help)\n", PROG);
+    return 2;
+  }
+  if (!o->degree_given) {
+    o->degree = (int64_t)llround(4 * log2((double)o->nodes));
+    if (o->degree < 2) o->degree = 2;
+  }
+  if (o->exponent <= 0) o->exponent = BAL_OVERLAY_DEFAULT_EXPONENT;
+  return -1;
+}
+
+static void print_json(const options *o, const ov_stats *st, int target, double build_s) {
+  json_writer j;
+  json_init(&j, stdout);
+  json_object_begin(&j, NULL);
+  json_string(&j, "tool", "overlay");
+  json_int(&j, "nodes", o->nodes);
+  json_int(&j, "degree", o->degree);
+  json_double(&j, "exponent", o->exponent);
+  json_uint(&j, "seed", o->seed);
+  json_int(&j, "pairs", o->pairs);
+  json_int(&j, "local_samples", o->samples);
+  json_bool(&j, "local_only", o->local_only);
+  json_int(&j, "target_degree", target);
+  json_double(&j, "avg_degree", st->avg_degree);
+  json_int(&j, "min_degree", st->min_degree);
+  json_int(&j, "max_degree", st->max_degree);
+  if (st->edges >= 0)
+    json_int(&j, "edges", st->edges);
+  else
+    json_string(&j, "edges", NULL);
+  json_double(&j, "all_pairs", (double)o->nodes * (double)(o->nodes - 1) / 2);
+  if (st->connected_known)
+    json_bool(&j, "connected", st->connected);
+  else
+    json_string(&j, "connected", NULL);
+  json_double(&j, "avg_hops", st->pairs ? (double)st->hops_total / (double)st->pairs : NAN);
+  json_int(&j, "max_hops", st->max_hops);
+  json_array_begin(&j, "hop_histogram");
+  int top = OV_MAX_HOPS_HIST - 1;
+  while (top > 0 && !st->hop_hist[top]) top--;
+  for (int h = 0; h <= top; h++) json_int(&j, NULL, st->hop_hist[h]);
+  json_array_end(&j);
+  json_double(&j, "build_s", build_s);
+  json_double(&j, "next_hop_us", st->hops_total ? 1e6 * st->route_s / (double)st->hops_total : NAN);
+  json_double(&j, "local_build_us",
+              st->local_samples ? 1e6 * st->local_total_s / (double)st->local_samples : NAN);
+  json_double(&j, "local_build_max_us", st->local_samples ? 1e6 * st->local_max_s : NAN);
+  if (st->local_checked)
+    json_bool(&j, "local_matches_whole", st->local_matches);
+  else
+    json_string(&j, "local_matches_whole", NULL);
+  json_object_end(&j);
+  json_finish(&j);
+}
+
+static void print_table(const options *o, const ov_stats *st, int target, double build_s) {
+  double all = (double)o->nodes * (double)(o->nodes - 1) / 2;
+  printf("overlay: N = %lld, degree %lld (target %d), exponent %g, seed %llu\n",
+         (long long)o->nodes, (long long)o->degree, target, o->exponent,
+         (unsigned long long)o->seed);
+  printf("  %-24s %.3f (min %d, max %d)%s\n", "average degree", st->avg_degree, st->min_degree,
+         st->max_degree, o->local_only ? "  [local samples]" : "");
+  if (st->edges >= 0)
+    printf("  %-24s %lld of %.0f pairs (%.4g%%)\n", "edges (linked pairs)", (long long)st->edges,
+           all, all > 0 ? 100.0 * (double)st->edges / all : 0.0);
+  if (st->connected_known) printf("  %-24s %s\n", "connected", st->connected ? "yes" : "NO");
+  if (st->pairs)
+    printf("  %-24s avg %.4f, max %lld over %lld pairs\n", "route length (hops)",
+           (double)st->hops_total / (double)st->pairs, (long long)st->max_hops,
+           (long long)st->pairs);
+  if (!o->local_only) printf("  %-24s %.4f s\n", "whole-graph build", build_s);
+  if (st->hops_total)
+    printf("  %-24s %.3f us\n", "next_hop (avg per call)",
+           1e6 * st->route_s / (double)st->hops_total);
+  if (st->local_samples)
+    printf("  %-24s avg %.1f us, max %.1f us over %lld nodes%s\n", "local neighbourhood",
+           1e6 * st->local_total_s / (double)st->local_samples, 1e6 * st->local_max_s,
+           (long long)st->local_samples,
+           st->local_checked
+               ? (st->local_matches ? " (== whole graph)" : " (DIFFERS from whole graph)")
+               : "");
+}
+
+int main(int argc, char **argv) {
+  options o;
+  int rc = parse(argc, argv, &o);
+  if (rc >= 0) return rc;
+  rc = BAL_OK;
+  ov_stats st;
+  memset(&st, 0, sizeof st);
+  st.edges = -1;
+  double build_s = NAN;
+  int target = (int)(o.degree < o.nodes - 1 ? o.degree : o.nodes - 1);
+  bal_overlay *ov = NULL;
+  if (!o.local_only) {
+    double t0 = ov_now();
+    rc = bal_overlay_create(o.nodes, (int)o.degree, o.exponent, o.seed, &ov);
+    build_s = ov_now() - t0;
+    if (!rc) rc = ov_graph_stats(ov, &st);
+    if (!rc) rc = ov_route_stats(ov, o.pairs, o.seed, &st);
+  }
+  if (!rc) rc = ov_local_stats(o.nodes, (int)o.degree, o.exponent, o.seed, o.samples, ov, &st);
+  if (!rc && o.local_only)
+    rc = ov_route_local_stats(o.nodes, (int)o.degree, o.exponent, o.seed, o.pairs, &st);
+  bal_overlay_destroy(ov);
+  if (rc) {
+    fprintf(stderr, "%s: %s\n", PROG, bal_strerror(rc));
+    return 1;
+  }
+  if (o.json)
+    print_json(&o, &st, target, build_s);
+  else
+    print_table(&o, &st, target, build_s);
+  if (o.plot && !ov_plot(o.plot, &st, o.nodes, (int)o.degree, o.exponent)) return 1;
+  if (o.plot && !o.json) printf("  %-24s %s\n", "plot", o.plot);
+  return 0;
+}
