@@ -18,6 +18,7 @@ static const struct {
 } commands[] = {
     {"for-bench", "benchmark bal_for against OpenMP and TBB schedules"},
     {"overlay", "build a small-world overlay; measure degrees, routes, build times"},
+    {"sched", "replay an SWF workload trace under FCFS, EASY or SD-Policy scheduling"},
 };
 
 static void usage(FILE *out) {

@@ -1,0 +1,151 @@
+/**
+ * @file ballast/swf.h
+ * @brief Reader for workload traces in the Standard Workload Format (SWF) of
+ *        the Parallel Workloads Archive, plain (`.swf`) or gzip-compressed
+ *        (`.swf.gz`). Part of the `sched` module (see ballast/sched.h and
+ *        docs/sched.md).
+ *
+ * A trace line has 18 whitespace-separated numeric fields, `-1` meaning
+ * unknown; lines starting with `;` are header comments, of which MaxNodes,
+ * MaxProcs, UnixStartTime and Partition are interpreted (trailing text after
+ * the value is ignored). The reader resolves the pitfalls of real logs:
+ *  - requested processors −1: the allocated processors (field 5) are used;
+ *    both −1: the job is dropped and counted (`dropped_no_procs`);
+ *  - runtime < 0: dropped and counted (`dropped_no_runtime`);
+ *  - requested time −1 (or missing): the runtime is used and the job is
+ *    flagged #BAL_SWF_REQ_TIME_FROM_RUNTIME;
+ *  - runtime > requested time: kept and counted (jobs run their real
+ *    runtime in the simulator; predictions use the requested time);
+ *  - runtime 0: kept and counted;
+ *  - submit times out of order: counted, and the jobs are sorted by submit
+ *    time then job number (stable).
+ * Jobs larger than the machine are rejected by the simulator (it knows the
+ * machine); see bal_sched_run().
+ */
+#ifndef BALLAST_SWF_H
+#define BALLAST_SWF_H
+
+#include <stdbool.h>
+
+#include <ballast/defs.h>
+#include <ballast/error.h>
+
+BAL_BEGIN_DECLS
+
+/** Job flags (bal_swf_job::flags). */
+enum bal_swf_flag {
+  BAL_SWF_REQ_TIME_FROM_RUNTIME = 1, /**< requested time was −1: set to the runtime */
+  BAL_SWF_PROCS_FROM_ALLOC = 2,      /**< requested procs was −1: set to allocated */
+  BAL_SWF_RUNTIME_OVER_REQ = 4       /**< the job ran longer than it requested */
+};
+
+/** One job as the simulator needs it (times in seconds). */
+typedef struct bal_swf_job {
+  int64_t id;        /**< field 1, job number */
+  int64_t submit;    /**< field 2, submit time (relative to UnixStartTime) */
+  int64_t runtime;   /**< field 4, run time (>= 0) */
+  int64_t procs;     /**< field 8, or field 5 when field 8 is −1 (>= 1) */
+  int64_t req_time;  /**< field 9, or the runtime when −1 (>= 0) */
+  int32_t status;    /**< field 11 (−1 unknown) */
+  int32_t user;      /**< field 12 (−1 unknown) */
+  int32_t partition; /**< field 16 (−1 unknown) */
+  int32_t flags;     /**< `BAL_SWF_*` flags */
+} bal_swf_job;
+
+/** Values read from the header comments (−1 when absent). */
+typedef struct bal_swf_header {
+  int64_t max_nodes;       /**< `; MaxNodes:` */
+  int64_t max_procs;       /**< `; MaxProcs:` */
+  int64_t unix_start_time; /**< `; UnixStartTime:` */
+  int32_t partitions;      /**< number of `; Partition:` lines */
+} bal_swf_header;
+
+/** What the reader met, counted (all counts are lines or jobs). */
+typedef struct bal_swf_stats {
+  int64_t lines;              /**< lines read, comments included */
+  int64_t records;            /**< job lines parsed successfully */
+  int64_t jobs;               /**< jobs kept (after filters and drops) */
+  int64_t malformed_skipped;  /**< malformed lines skipped (lenient mode only) */
+  int64_t dropped_no_procs;   /**< requested and allocated procs both −1 */
+  int64_t dropped_no_runtime; /**< runtime < 0 */
+  int64_t filtered_partition; /**< other partition (`partition` filter) */
+  int64_t filtered_window;    /**< submit outside [from, to) */
+  int64_t filtered_first;     /**< beyond the first `first` jobs */
+  int64_t req_time_from_runtime; /**< kept jobs with requested time −1 */
+  int64_t procs_from_alloc;   /**< kept jobs with requested procs −1 */
+  int64_t runtime_over_req;   /**< kept jobs with runtime > requested time */
+  int64_t runtime_zero;       /**< kept jobs with runtime 0 */
+  int64_t out_of_order;       /**< kept jobs submitted before their predecessor */
+} bal_swf_stats;
+
+/** Reader options; initialise with bal_swf_options_init(). */
+typedef struct bal_swf_options {
+  int64_t partition; /**< keep only this partition (field 16); −1 = all */
+  int64_t from;      /**< keep submit >= from (seconds, as in the log); INT64_MIN = no bound */
+  int64_t to;        /**< keep submit < to; INT64_MAX = no bound */
+  int64_t first;     /**< keep only the first N jobs passing the other filters; 0 = all */
+  bool lenient;      /**< skip and count malformed lines instead of failing */
+} bal_swf_options;
+
+/** Where a parse failed (filled by the readers on BAL_EFORMAT). */
+typedef struct bal_swf_error {
+  int64_t line;     /**< 1-based line number; 0 if not line-specific */
+  char message[160]; /**< what was wrong, NUL-terminated */
+} bal_swf_error;
+
+/** A loaded trace: jobs sorted by submit time then job number. */
+typedef struct bal_swf_trace {
+  bal_swf_job *jobs; /**< njobs entries, owned by the trace */
+  size_t njobs;
+  bal_swf_header header;
+  bal_swf_stats stats;
+} bal_swf_trace;
+
+/**
+ * Set options to: all partitions, no window, all jobs, strict.
+ * @return BAL_OK; BAL_EINVAL if opt is NULL. Thread-safety: safe.
+ */
+BAL_API int bal_swf_options_init(bal_swf_options *opt);
+
+/**
+ * Read a trace file; a name ending in `.gz` (or any file starting with the
+ * gzip magic) is decompressed on the fly.
+ * @param path file name.
+ * @param opt  filters and strictness; NULL = defaults.
+ * @param out  receives the trace (release with bal_swf_trace_destroy()).
+ * @param err  optional; on BAL_EFORMAT receives the line and the reason.
+ * @return BAL_OK; BAL_EINVAL (NULL path/out, bad options); BAL_EIO (cannot
+ *         open or read, corrupt gzip data); BAL_EFORMAT (malformed line,
+ *         strict mode); BAL_ENOMEM.
+ * Thread-safety: safe (no shared state).
+ */
+BAL_API int bal_swf_read_file(const char *path, const bal_swf_options *opt, bal_swf_trace **out,
+                              bal_swf_error *err);
+
+/**
+ * Read a trace from memory (uncompressed SWF text of len bytes; need not be
+ * NUL-terminated). Same options, results and errors as bal_swf_read_file().
+ */
+BAL_API int bal_swf_read_mem(const char *buf, size_t len, const bal_swf_options *opt,
+                             bal_swf_trace **out, bal_swf_error *err);
+
+/** Free a trace. NULL is ignored. */
+BAL_API void bal_swf_trace_destroy(bal_swf_trace *trace);
+
+/**
+ * Resolve the machine: explicit values win; a value left at 0 comes from
+ * the header, which determines the machine only when it has both MaxNodes
+ * and MaxProcs and MaxProcs is a multiple of MaxNodes (Curie's header is
+ * not: 5,544 nodes, 93,312 procs).
+ * @param trace the trace (its header).
+ * @param nodes, cores_per_node requested values, 0 = from the header.
+ * @param out_nodes, out_cores receive the machine on success.
+ * @return BAL_OK; BAL_EINVAL if a value is negative or cannot be determined.
+ * Thread-safety: safe.
+ */
+BAL_API int bal_swf_machine(const bal_swf_trace *trace, int64_t nodes, int64_t cores_per_node,
+                            int64_t *out_nodes, int64_t *out_cores);
+
+BAL_END_DECLS
+
+#endif /* BALLAST_SWF_H */

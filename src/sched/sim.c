@@ -1,0 +1,240 @@
+/* The event-driven core: job arrivals and completions, node accounting,
+ * progress rates of shrunk jobs (runtime models) and predicted ends. The
+ * policy decides what starts; this file decides what that does. */
+#include "sim.h"
+
+#include <math.h>
+
+double bal__share_rate(int64_t cores, int64_t demand) {
+  return cores >= demand ? 1.0 : (double)cores / (double)demand;
+}
+
+static void heap_push(bal__sim *s, double t, int32_t j) {
+  event e = {t, j, s->jobs[j].gen};
+  int32_t i = s->nheap++;
+  while (i > 0) {
+    int32_t p = (i - 1) / 2;
+    if (s->heap[p].t <= t) break;
+    s->heap[i] = s->heap[p];
+    i = p;
+  }
+  s->heap[i] = e;
+}
+
+static event heap_pop(bal__sim *s) {
+  event top = s->heap[0], last = s->heap[--s->nheap];
+  int32_t i = 0, n = s->nheap;
+  for (;;) {
+    int32_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && s->heap[c + 1].t < s->heap[c].t) c++;
+    if (s->heap[c].t >= last.t) break;
+    s->heap[i] = s->heap[c];
+    i = c;
+  }
+  if (n > 0) s->heap[i] = last;
+  return top;
+}
+
+/* Bring j's remaining work up to now (before its rate changes). */
+static void catch_up(bal__sim *s, sjob *jb) {
+  jb->work_left -= jb->rate * (s->now - jb->last);
+  if (jb->work_left < 0) jb->work_left = 0;
+  jb->last = s->now;
+}
+
+/* (Re)schedule j's completion at its current rate; older events go stale.
+ * The heap holds at most one live event per running job plus stale ones,
+ * bounded by the number of rate changes: 2 per job plus 2 per mate. */
+/* Capacity: pushes are 1 per job plus at most 3 per mate selection, and the
+ * heap is sized for that in setup(). */
+static void schedule_end(bal__sim *s, int32_t j) {
+  sjob *jb = &s->jobs[j];
+  jb->gen++;
+  heap_push(s, s->now + jb->work_left / jb->rate, j);
+}
+
+static double done_work(const sjob *jb) { return jb->runtime - jb->work_left; }
+
+/* Worst-case (Eq. 6) progress rate of guest g while any mate still shares. */
+static double guest_predicted_rate(const bal__sim *s, const sjob *g) {
+  return g->mate_head >= 0 ? bal__share_rate(s->guest_cores, g->demand) : 1.0;
+}
+
+/* Predicted end from the requested time: the scheduler's view. */
+static void predict(bal__sim *s, int32_t j) {
+  sjob *jb = &s->jobs[j];
+  double rem = fmax(0.0, jb->req - done_work(jb)), pred;
+  if (jb->nmates > 0) {
+    pred = s->now + rem / guest_predicted_rate(s, jb);
+  } else if (jb->guest >= 0) {
+    double g_end = s->jobs[jb->guest].pred_end, shared = fmax(0.0, g_end - s->now);
+    pred = rem <= jb->rate * shared ? s->now + rem / jb->rate : g_end + rem - jb->rate * shared;
+  } else {
+    pred = s->now + rem;
+  }
+  bal__run_set_pred(s, j, pred);
+}
+
+/* Actual progress rate of guest g under the configured runtime model. */
+static double guest_rate(const bal__sim *s, const sjob *g) {
+  int64_t shared = g->nodes - g->full_nodes;
+  if (shared <= 0) return 1.0;
+  double f = bal__share_rate(s->guest_cores, g->demand);
+  if (s->cfg->runtime_model == BAL_SCHED_WORST) return f;
+  return (f * (double)shared + (double)g->full_nodes) / (double)g->nodes;
+}
+
+static void begin(bal__sim *s, int32_t j, double rate) {
+  sjob *jb = &s->jobs[j];
+  s->epoch++;
+  jb->state = JOB_RUNNING;
+  jb->start = s->now;
+  jb->last = s->now;
+  jb->work_left = jb->runtime;
+  jb->rate = rate;
+}
+
+void bal__sim_start_static(bal__sim *s, int32_t j) {
+  sjob *jb = &s->jobs[j];
+  begin(s, j, 1.0);
+  s->free_nodes -= jb->nodes;
+  jb->pred_end = s->now + jb->req;
+  jb->psd = (jb->pred_end - jb->submit) / fmax(1.0, jb->req);
+  bal__run_insert(s, j);
+  if (s->policy->sharing && jb->malleable) bal__bucket_add(s, j);
+  schedule_end(s, j);
+}
+
+void bal__sim_start_guest(bal__sim *s, int32_t j, const int32_t *mates, int nmates) {
+  sjob *g = &s->jobs[j];
+  begin(s, j, bal__share_rate(s->guest_cores, g->demand));
+  g->nmates = nmates;
+  g->full_nodes = 0;
+  g->mate_head = -1;
+  for (int i = nmates - 1; i >= 0; i--) {
+    sjob *m = &s->jobs[mates[i]];
+    catch_up(s, m);
+    bal__bucket_remove(s, mates[i]);
+    m->guest = j;
+    m->host_next = g->mate_head;
+    g->mate_head = mates[i];
+    m->rate = bal__share_rate(s->cpn - s->guest_cores, m->demand);
+    m->times_mate++;
+    schedule_end(s, mates[i]);
+  }
+  g->pred_end = s->now + g->req / g->rate;
+  g->psd = (g->pred_end - g->submit) / fmax(1.0, g->req);
+  bal__run_insert(s, j);
+  for (int i = 0; i < nmates; i++) predict(s, mates[i]);
+  schedule_end(s, j);
+  s->malleable_starts++;
+  s->mate_selections += nmates;
+}
+
+static void finish(bal__sim *s, int32_t j) {
+  sjob *jb = &s->jobs[j];
+  s->epoch++;
+  jb->state = JOB_DONE;
+  jb->end = s->now;
+  jb->work_left = 0;
+  bal__run_remove(s, j);
+  bal__bucket_remove(s, j);
+  if (jb->guest >= 0) {
+    /* A mate ends first: its nodes pass to the guest, which expands there. */
+    int32_t gi = jb->guest;
+    sjob *g = &s->jobs[gi];
+    int32_t *link = &g->mate_head;
+    while (*link != j) link = &s->jobs[*link].host_next;
+    *link = jb->host_next;
+    g->full_nodes += jb->nodes;
+    catch_up(s, g);
+    g->rate = guest_rate(s, g);
+    predict(s, gi);
+    schedule_end(s, gi);
+    jb->guest = -1;
+    /* the other mates' predictions depend on the guest's predicted end */
+    for (int32_t m = g->mate_head; m >= 0; m = s->jobs[m].host_next) {
+      catch_up(s, &s->jobs[m]);
+      predict(s, m);
+    }
+  } else if (jb->nmates > 0) {
+    /* A guest ends: its mates expand back; nodes it inherited are freed. */
+    for (int32_t m = jb->mate_head; m >= 0;) {
+      sjob *mb = &s->jobs[m];
+      int32_t next = mb->host_next;
+      catch_up(s, mb);
+      mb->guest = -1;
+      mb->host_next = -1;
+      mb->rate = 1.0;
+      predict(s, m);
+      schedule_end(s, m);
+      if (mb->malleable) bal__bucket_add(s, m);
+      m = next;
+    }
+    jb->mate_head = -1;
+    s->free_nodes += jb->full_nodes;
+  } else {
+    s->free_nodes += jb->nodes;
+  }
+}
+
+/* Node conservation and sharing links, checked on request (tests). */
+static void check(bal__sim *s) {
+  int64_t held = 0;
+  bool ok = s->free_nodes >= 0;
+  for (int32_t i = 0; i < s->nrun; i++) {
+    const sjob *jb = &s->jobs[s->run[i]];
+    ok = ok && jb->state == JOB_RUNNING && jb->start >= jb->submit;
+    if (jb->nmates > 0) {
+      int64_t shared = 0;
+      for (int32_t m = jb->mate_head; m >= 0; m = s->jobs[m].host_next) {
+        shared += s->jobs[m].nodes;
+        ok = ok && s->jobs[m].state == JOB_RUNNING && s->jobs[m].guest == s->run[i];
+      }
+      ok = ok && shared + jb->full_nodes == jb->nodes;
+      held += jb->full_nodes;
+    } else {
+      held += jb->nodes;
+    }
+  }
+  ok = ok && held + s->free_nodes == s->nodes;
+  if (!ok) s->violations++;
+}
+
+void bal__sim_loop(bal__sim *s) {
+  int32_t next = 0;
+  int64_t total = 2 * (int64_t)s->njobs, step = total / 100 + 1, shown = 0;
+  for (;;) {
+    while (next < s->njobs && s->jobs[next].state == JOB_REJECTED) next++;
+    double t = INFINITY;
+    if (next < s->njobs) t = s->jobs[next].submit;
+    if (s->nheap > 0 && s->heap[0].t < t) t = s->heap[0].t;
+    if (t == INFINITY) break;
+    s->now = t;
+    while (s->nheap > 0 && s->heap[0].t <= t) {
+      event e = heap_pop(s);
+      if (e.gen != s->jobs[e.job].gen || s->jobs[e.job].state != JOB_RUNNING) continue;
+      finish(s, e.job);
+      s->events++;
+    }
+    for (; next < s->njobs && s->jobs[next].submit <= t; next++) {
+      if (s->jobs[next].state == JOB_REJECTED) continue;
+      s->jobs[next].state = JOB_WAITING;
+      s->queue[s->nqueue++] = next;
+      s->events++;
+    }
+    if (s->nqueue > s->max_queue) s->max_queue = s->nqueue;
+    s->policy->schedule(s);
+    int32_t k = 0;
+    for (int32_t i = 0; i < s->nqueue; i++)
+      if (s->jobs[s->queue[i]].state == JOB_WAITING) s->queue[k++] = s->queue[i];
+    s->nqueue = k;
+    if (s->cfg->check_invariants) check(s);
+    if (s->cfg->progress && s->events - shown >= step) {
+      shown = s->events;
+      s->cfg->progress(s->events, total, s->cfg->progress_arg);
+    }
+  }
+  if (s->cfg->progress) s->cfg->progress(total, total, s->cfg->progress_arg);
+}

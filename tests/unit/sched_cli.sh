@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# ballast-sched end to end on the hand-made trace: table, --json keys and
+# parameters, --jobs-csv, errors naming file:line and flags, exit codes.
+# Usage: sched_cli.sh BALLAST_SCHED_BINARY TEST_DATA_DIR
+set -euo pipefail
+bin=$1 data=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$bin" --help | grep -q -- "--max-slowdown" || fail "--help"
+"$bin" --version | grep -q "Ballast" || fail "--version"
+"$bin" "$data/sched_small.swf" | grep -q "average bounded slowdown" || fail "table"
+
+json=$("$bin" --policy sd --max-slowdown inf --json --jobs-csv "$tmp/jobs.csv" "$data/sched_small.swf.gz")
+for key in jobs makespan_s avg_wait_s avg_response_s avg_slowdown avg_bounded_slowdown \
+  utilization malleable_jobs mates policy nodes cores_per_node partition from to first lenient \
+  max_mates max_slowdown sharing_factor runtime_model core_demand malleable_fraction seed; do
+  grep -q "\"$key\":" <<<"$json" || fail "--json lacks $key"
+done
+grep -q '"max_slowdown":"inf"' <<<"$json" || grep -q '"max_slowdown": "inf"' <<<"$json" || fail "inf echo"
+[ "$(wc -l <"$tmp/jobs.csv")" -eq 6 ] || fail "--jobs-csv rows"
+head -1 "$tmp/jobs.csv" | grep -q "^id,submit,start,end,nodes" || fail "--jobs-csv header"
+grep -q '"nodes":10' <<<"$json" || grep -q '"nodes": 10' <<<"$json" || fail "machine from header"
+"$bin" --nodes 10 --cores-per-node 1 "$data/sched_small.swf" | grep -q "rejected (too large) *2$" ||
+  fail "jobs of 16 and 40 procs on 10 nodes x 1 core are rejected"
+
+printf '; MaxNodes: 4\n; MaxProcs: 4\n1 0 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n2 0 -1 x\n' >"$tmp/bad.swf"
+if "$bin" "$tmp/bad.swf" 2>"$tmp/err"; then fail "malformed accepted"; fi
+grep -q "bad.swf:4:" "$tmp/err" || fail "error names file:line: $(cat "$tmp/err")"
+"$bin" --lenient "$tmp/bad.swf" | grep -q "1 malformed skipped" || fail "--lenient"
+if "$bin" --max-slowdown abc "$tmp/bad.swf" 2>"$tmp/err"; then fail "bad flag accepted"; fi
+grep -q -- "--max-slowdown" "$tmp/err" || fail "error names the flag"
+printf '; MaxNodes: 5544\n; MaxProcs: 93312\n' >"$tmp/curie.swf"
+if "$bin" "$tmp/curie.swf" 2>"$tmp/err"; then fail "undetermined machine accepted"; fi
+grep -q -- "--cores-per-node" "$tmp/err" || fail "machine hint"
+echo "sched cli checks passed"

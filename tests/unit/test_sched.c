@@ -1,0 +1,297 @@
+/* sched: hand-computed schedules on tiny traces (FCFS, EASY with the
+ * extra-nodes rule, SD-Policy with two mates under both runtime models, the
+ * MAX_SLOWDOWN cut-off), rejected jobs and argument checks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include <ballast/ballast.h>
+
+/* id submit runtime procs req_time */
+#define JOB(id, sub, run, procs, rt) \
+  #id " " #sub " -1 " #run " " #procs " -1 -1 " #procs " " #rt " -1 1 1 1 -1 1 1 -1 -1\n"
+
+static bal_sched_result *simulate(const char *text, const char *policy, int64_t nodes,
+                                  int64_t cores, bal_sched_config *cfg_in) {
+  bal_swf_trace *t;
+  assert_int_equal(bal_swf_read_mem(text, strlen(text), NULL, &t, NULL), BAL_OK);
+  bal_sched_config cfg;
+  if (cfg_in) cfg = *cfg_in;
+  else bal_sched_config_init(&cfg);
+  cfg.policy = policy;
+  cfg.nodes = nodes;
+  cfg.cores_per_node = cores;
+  cfg.check_invariants = true;
+  bal_sched_result *r = NULL;
+  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_OK);
+  assert_int_equal(bal_sched_result_summary(r)->invariant_violations, 0);
+  bal_swf_trace_destroy(t);
+  return r;
+}
+
+static const bal_sched_job *job(const bal_sched_result *r, int64_t id) {
+  size_t n;
+  const bal_sched_job *j = bal_sched_result_jobs(r, &n);
+  for (size_t i = 0; i < n; i++)
+    if (j[i].id == id) return &j[i];
+  fail_msg("job %lld not found", (long long)id);
+  return NULL;
+}
+
+#define ASSERT_RUN(r, id, s, e)                          \
+  do {                                                   \
+    assert_float_equal(job(r, id)->start, (s), 1e-6);    \
+    assert_float_equal(job(r, id)->end, (e), 1e-6);      \
+  } while (0)
+
+/* 10 nodes x 1 core. A holds 6 nodes until 100; B (8 nodes) is the blocked
+ * head: shadow time 100, extra nodes 10 - 8 = 2. C (2 nodes, long) cannot end
+ * before 100 but fits the 2 extra nodes: it starts at once. D (2 nodes,
+ * long) comes next: 2 nodes are free but the extra ones are used up, so
+ * it waits for B to end. E (2 nodes, 50 s) ends before the shadow time:
+ * backfilled. */
+static const char *const EASY_TRACE = JOB(1, 0, 100, 6, 100) JOB(2, 1, 100, 8, 100)
+    JOB(3, 2, 500, 2, 500) JOB(4, 3, 500, 2, 500) JOB(5, 4, 50, 2, 50);
+
+static void easy_extra_nodes_rule(void **state) {
+  (void)state;
+  bal_sched_result *r = simulate(EASY_TRACE, "easy", 10, 1, NULL);
+  ASSERT_RUN(r, 1, 0, 100);
+  ASSERT_RUN(r, 2, 100, 200);
+  ASSERT_RUN(r, 3, 2, 502); /* extra nodes */
+  ASSERT_RUN(r, 5, 4, 54);  /* ends before the shadow time */
+  ASSERT_RUN(r, 4, 200, 700);
+  assert_float_equal(job(r, 2)->reservation, 100, 1e-9);
+  const bal_sched_summary *s = bal_sched_result_summary(r);
+  assert_int_equal(s->jobs, 5);
+  assert_float_equal(s->makespan, 700, 1e-9);
+  /* waits 0, 99, 0, 197, 0 */
+  assert_float_equal(s->avg_wait, (99.0 + 197.0) / 5, 1e-9);
+  /* responses 100, 199, 500, 697, 50 */
+  assert_float_equal(s->avg_response, (100.0 + 199 + 500 + 697 + 50) / 5, 1e-9);
+  assert_float_equal(s->avg_slowdown, (1 + 1.99 + 1 + 697.0 / 500 + 1) / 5, 1e-9);
+  /* node-seconds 600 + 800 + 1000 + 1000 + 100 over 10 x 700 */
+  assert_float_equal(s->utilization, 3500.0 / 7000.0, 1e-12);
+  bal_sched_result_destroy(r);
+}
+
+static void fcfs_never_skips(void **state) {
+  (void)state;
+  bal_sched_result *r = simulate(EASY_TRACE, "fcfs", 10, 1, NULL);
+  ASSERT_RUN(r, 1, 0, 100);
+  ASSERT_RUN(r, 2, 100, 200);
+  ASSERT_RUN(r, 3, 100, 600); /* next in order and fits beside B */
+  ASSERT_RUN(r, 4, 200, 700);
+  ASSERT_RUN(r, 5, 200, 250);
+  bal_sched_result_destroy(r);
+}
+
+static void bounded_slowdown_and_zero_runtime(void **state) {
+  (void)state;
+  /* 1 node: A runs 5 s, B (runtime 0) waits 5 s, C waits 5 s and runs 20 */
+  bal_sched_result *r =
+      simulate(JOB(1, 0, 5, 1, 5) JOB(2, 0, 0, 1, 1) JOB(3, 0, 20, 1, 20), "fcfs", 1, 1, NULL);
+  ASSERT_RUN(r, 2, 5, 5);
+  ASSERT_RUN(r, 3, 5, 25);
+  const bal_sched_summary *s = bal_sched_result_summary(r);
+  /* slowdowns: 5/5, 5/max(0,1), 25/20; bounded: 1, max(1, 5/10), 25/20 */
+  assert_float_equal(s->avg_slowdown, (1 + 5 + 1.25) / 3, 1e-12);
+  assert_float_equal(s->avg_bounded_slowdown, (1 + 1 + 1.25) / 3, 1e-12);
+  bal_sched_result_destroy(r);
+}
+
+/* 4 nodes x 4 cores, SharingFactor 0.5: a guest gets 2 of the 4 cores of
+ * each of its nodes. M1 (1 node) and M2 (3 nodes) run 1000 s; G (4 nodes,
+ * 16 procs, 100 s) arrives at 10. Statically it would start at 1000 and end
+ * at 1100 (static_end 1090 from now); shrunk it runs at half speed, 200 s
+ * (worst-case prediction), so SD-Policy starts it at 10 on M1 + M2 (1 + 3
+ * = 4 nodes, penalty (1000 + 200 x 0.5) / 1000 = 1.1 each). G ends at 210;
+ * the mates lost 100 s of progress and end at 1100. */
+static const char *const SD_TRACE = JOB(1, 0, 1000, 4, 1000) JOB(2, 0, 1000, 12, 1000)
+    JOB(3, 10, 100, 16, 100);
+
+static void sd_two_mates(void **state) {
+  (void)state;
+  bal_sched_result *r = simulate(SD_TRACE, "sd", 4, 4, NULL);
+  ASSERT_RUN(r, 3, 10, 210);
+  ASSERT_RUN(r, 1, 0, 1100);
+  ASSERT_RUN(r, 2, 0, 1100);
+  assert_int_equal(job(r, 3)->mates, 2);
+  assert_int_equal(job(r, 1)->times_mate, 1);
+  assert_int_equal(job(r, 2)->times_mate, 1);
+  const bal_sched_summary *s = bal_sched_result_summary(r);
+  assert_int_equal(s->malleable_jobs, 1);
+  assert_int_equal(s->mates, 2);
+  assert_int_equal(s->mate_selections, 2);
+  bal_sched_result_destroy(r);
+  /* the same trace under EASY: G waits for both */
+  r = simulate(SD_TRACE, "easy", 4, 4, NULL);
+  ASSERT_RUN(r, 3, 1000, 1100);
+  bal_sched_result_destroy(r);
+}
+
+/* As above but M1 really runs only 50 s (requested 1000, so it is still a
+ * mate). At 10 it has 40 s of work left at half speed: it ends at 90. G has
+ * done 40 of its 100 s by then and gets M1's node whole. Ideal model (Eq.
+ * 5): rate (3 x 0.5 + 1 x 1) / 4 = 0.625, 60 s left take 96 s: G ends at 186
+ * and M2, at half speed until then (10 + 88 = 98 s done), ends at 1088.
+ * Worst model (Eq. 6): G stays at 0.5 and ends at 210; M2 ends at 1100. */
+static const char *const SD_EARLY = JOB(1, 0, 50, 4, 1000) JOB(2, 0, 1000, 12, 1000)
+    JOB(3, 10, 100, 16, 100);
+
+static void sd_runtime_models(void **state) {
+  (void)state;
+  bal_sched_config cfg;
+  bal_sched_config_init(&cfg);
+  bal_sched_result *r = simulate(SD_EARLY, "sd", 4, 4, &cfg);
+  ASSERT_RUN(r, 1, 0, 90);
+  ASSERT_RUN(r, 3, 10, 186);
+  ASSERT_RUN(r, 2, 0, 1088);
+  bal_sched_result_destroy(r);
+  cfg.runtime_model = BAL_SCHED_WORST;
+  r = simulate(SD_EARLY, "sd", 4, 4, &cfg);
+  ASSERT_RUN(r, 1, 0, 90);
+  ASSERT_RUN(r, 3, 10, 210);
+  ASSERT_RUN(r, 2, 0, 1100);
+  bal_sched_result_destroy(r);
+}
+
+/* M1 runs 2 processes on its 4-core node: keeping 2 cores it loses nothing
+ * (core demand "procs") and still ends at 1000; if jobs use whole nodes
+ * ("node") it runs at half speed beside the guest like M2. */
+static void sd_core_demand(void **state) {
+  (void)state;
+  const char *text = JOB(1, 0, 1000, 2, 1000) JOB(2, 0, 1000, 12, 1000) JOB(3, 10, 100, 16, 100);
+  bal_sched_config cfg;
+  bal_sched_config_init(&cfg);
+  bal_sched_result *r = simulate(text, "sd", 4, 4, &cfg);
+  ASSERT_RUN(r, 3, 10, 210);
+  ASSERT_RUN(r, 1, 0, 1000);
+  ASSERT_RUN(r, 2, 0, 1100);
+  bal_sched_result_destroy(r);
+  cfg.core_demand = BAL_SCHED_DEMAND_NODE;
+  r = simulate(text, "sd", 4, 4, &cfg);
+  ASSERT_RUN(r, 3, 10, 210);
+  ASSERT_RUN(r, 1, 0, 1100);
+  ASSERT_RUN(r, 2, 0, 1100);
+  bal_sched_result_destroy(r);
+}
+
+static void sd_cutoffs_and_limits(void **state) {
+  (void)state;
+  bal_sched_config cfg;
+  bal_sched_config_init(&cfg);
+  /* penalties 1.1 are not < 1.05: no mates, G waits as under EASY */
+  cfg.max_slowdown = 1.05;
+  bal_sched_result *r = simulate(SD_TRACE, "sd", 4, 4, &cfg);
+  ASSERT_RUN(r, 3, 1000, 1100);
+  assert_int_equal(bal_sched_result_summary(r)->malleable_jobs, 0);
+  bal_sched_result_destroy(r);
+  cfg.max_slowdown = INFINITY;
+  r = simulate(SD_TRACE, "sd", 4, 4, &cfg);
+  ASSERT_RUN(r, 3, 10, 210);
+  bal_sched_result_destroy(r);
+  /* dynamic: mean predicted slowdown of the running jobs is 1.0 (< 1.1) */
+  cfg.dynamic_max_slowdown = true;
+  r = simulate(SD_TRACE, "sd", 4, 4, &cfg);
+  ASSERT_RUN(r, 3, 1000, 1100);
+  bal_sched_result_destroy(r);
+  /* one mate only: no single running job has 4 nodes */
+  bal_sched_config_init(&cfg);
+  cfg.max_mates = 1;
+  r = simulate(SD_TRACE, "sd", 4, 4, &cfg);
+  ASSERT_RUN(r, 3, 1000, 1100);
+  bal_sched_result_destroy(r);
+  /* no malleable job at all */
+  bal_sched_config_init(&cfg);
+  cfg.malleable_fraction = 0;
+  r = simulate(SD_TRACE, "sd", 4, 4, &cfg);
+  ASSERT_RUN(r, 3, 1000, 1100);
+  bal_sched_result_destroy(r);
+  /* a guest that would outlive its mates is refused: G asks 1000 s */
+  r = simulate(JOB(1, 0, 1000, 4, 1000) JOB(2, 0, 1000, 12, 1000) JOB(3, 10, 600, 16, 600),
+               "sd", 4, 4, NULL);
+  ASSERT_RUN(r, 3, 1000, 1600);
+  bal_sched_result_destroy(r);
+}
+
+/* Minimal Σ p x nodes: three 2-node candidates for a 4-node guest; the two
+ * with the lowest penalties (longest requested times) are chosen. */
+static void sd_picks_lowest_penalties(void **state) {
+  (void)state;
+  const char *text = JOB(1, 0, 400, 8, 400) JOB(2, 0, 2000, 8, 2000) JOB(3, 0, 3000, 8, 3000)
+      JOB(4, 10, 100, 16, 100);
+  bal_sched_result *r = simulate(text, "sd", 6, 4, NULL);
+  assert_int_equal(job(r, 4)->mates, 2);
+  assert_int_equal(job(r, 1)->times_mate, 0);
+  assert_int_equal(job(r, 2)->times_mate, 1);
+  assert_int_equal(job(r, 3)->times_mate, 1);
+  ASSERT_RUN(r, 4, 10, 210);
+  bal_sched_result_destroy(r);
+}
+
+static void rejects_jobs_larger_than_machine(void **state) {
+  (void)state;
+  bal_sched_result *r = simulate(JOB(1, 0, 10, 4, 10) JOB(2, 0, 10, 40, 10), "easy", 4, 1, NULL);
+  const bal_sched_summary *s = bal_sched_result_summary(r);
+  assert_int_equal(s->jobs, 1);
+  assert_int_equal(s->rejected_too_large, 1);
+  assert_int_equal(job(r, 2)->rejected, 1);
+  assert_float_equal(job(r, 2)->start, -1, 0);
+  bal_sched_result_destroy(r);
+  /* ceil(procs / cores): 5 procs on 4-core nodes take 2 nodes */
+  r = simulate(JOB(1, 0, 10, 5, 10), "easy", 2, 4, NULL);
+  assert_int_equal(job(r, 1)->nodes, 2);
+  bal_sched_result_destroy(r);
+}
+
+static void arguments_are_checked(void **state) {
+  (void)state;
+  bal_swf_trace *t;
+  const char *text = JOB(1, 0, 10, 4, 10);
+  assert_int_equal(bal_swf_read_mem(text, strlen(text), NULL, &t, NULL), BAL_OK);
+  bal_sched_config cfg;
+  bal_sched_config_init(&cfg);
+  bal_sched_result *r = NULL;
+  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL); /* no machine */
+  cfg.nodes = 4;
+  cfg.cores_per_node = 1;
+  cfg.policy = "lottery";
+  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
+  cfg.policy = "sd";
+  cfg.sharing_factor = 1.0;
+  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
+  cfg.sharing_factor = 0.5;
+  cfg.max_mates = 0;
+  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
+  assert_null(r);
+  assert_int_equal(bal_sched_run(NULL, &cfg, &r), BAL_EINVAL);
+  assert_int_equal(bal_sched_config_init(NULL), BAL_EINVAL);
+  assert_string_equal(bal_sched_policy_name(0), "fcfs");
+  assert_string_equal(bal_sched_policy_name(1), "easy");
+  assert_string_equal(bal_sched_policy_name(2), "sd");
+  assert_null(bal_sched_policy_name(3));
+  assert_null(bal_sched_result_summary(NULL));
+  bal_sched_result_destroy(NULL);
+  bal_swf_trace_destroy(t);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(easy_extra_nodes_rule),
+      cmocka_unit_test(fcfs_never_skips),
+      cmocka_unit_test(bounded_slowdown_and_zero_runtime),
+      cmocka_unit_test(sd_two_mates),
+      cmocka_unit_test(sd_runtime_models),
+      cmocka_unit_test(sd_core_demand),
+      cmocka_unit_test(sd_cutoffs_and_limits),
+      cmocka_unit_test(sd_picks_lowest_penalties),
+      cmocka_unit_test(rejects_jobs_larger_than_machine),
+      cmocka_unit_test(arguments_are_checked),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,269 @@
+/* sched: the SWF reader on every pitfall of real logs, the filters, the
+ * machine defaults and the errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ballast/ballast.h>
+
+/* A job line: id submit runtime alloc req_procs req_time partition. */
+#define LINE(id, sub, run, alloc, rp, rt, part) \
+  #id " " #sub " -1 " #run " " #alloc " -1 -1 " #rp " " #rt " -1 1 1 1 -1 1 " #part " -1 -1\n"
+
+static bal_swf_trace *parse(const char *text, const bal_swf_options *opt) {
+  bal_swf_trace *t = NULL;
+  bal_swf_error err;
+  int rc = bal_swf_read_mem(text, strlen(text), opt, &t, &err);
+  if (rc != BAL_OK) fprintf(stderr, "line %lld: %s\n", (long long)err.line, err.message);
+  assert_int_equal(rc, BAL_OK);
+  assert_non_null(t);
+  return t;
+}
+
+static void header_fields_with_trailing_text(void **state) {
+  (void)state;
+  const char *text = "; Version: 2.2\n"
+                     ";MaxNodes: 338 (batch partition; 512 total)\n"
+                     "; MaxProcs:\t1352   (4 per node)\n"
+                     "; UnixStartTime: 1170175078\n"
+                     "; Partition:  1  pbatch    \n"
+                     "; Partition:  2  pdebug\n"
+                     "; Note: MaxNodes: 5 inside a note is not a header field\n";
+  bal_swf_trace *t = parse(text, NULL);
+  assert_int_equal(t->header.max_nodes, 338);
+  assert_int_equal(t->header.max_procs, 1352);
+  assert_int_equal(t->header.unix_start_time, 1170175078);
+  assert_int_equal(t->header.partitions, 2);
+  assert_int_equal(t->njobs, 0);
+  assert_int_equal(t->stats.lines, 7);
+  int64_t n, c;
+  assert_int_equal(bal_swf_machine(t, 0, 0, &n, &c), BAL_OK);
+  assert_int_equal(n, 338);
+  assert_int_equal(c, 4);
+  bal_swf_trace_destroy(t);
+}
+
+static void machine_defaults_only_when_determined(void **state) {
+  (void)state;
+  bal_swf_trace *t = parse("; MaxNodes: 5544\n; MaxProcs: 93312\n", NULL);
+  int64_t n = -7, c = -7;
+  /* Curie: 93,312 / 5,544 is not an integer: the header does not decide */
+  assert_int_equal(bal_swf_machine(t, 0, 0, &n, &c), BAL_EINVAL);
+  assert_int_equal(n, -7);
+  assert_int_equal(bal_swf_machine(t, 5040, 16, &n, &c), BAL_OK);
+  assert_int_equal(n, 5040);
+  assert_int_equal(c, 16);
+  assert_int_equal(bal_swf_machine(t, 0, 16, &n, &c), BAL_OK); /* 93312 / 16 */
+  assert_int_equal(n, 5832);
+  assert_int_equal(bal_swf_machine(t, 5000, 0, &n, &c), BAL_EINVAL);
+  assert_int_equal(bal_swf_machine(t, -1, 16, &n, &c), BAL_EINVAL);
+  bal_swf_trace_destroy(t);
+  t = parse("; MaxProcs: 100\n", NULL); /* no MaxNodes */
+  assert_int_equal(bal_swf_machine(t, 0, 0, &n, &c), BAL_EINVAL);
+  bal_swf_trace_destroy(t);
+}
+
+static void requested_procs_fall_back_to_allocated(void **state) {
+  (void)state;
+  const char *text = LINE(1, 0, 10, 32, -1, 100, 1) LINE(2, 1, 10, -1, -1, 100, 1)
+      LINE(3, 2, 10, 8, 16, 100, 1) LINE(4, 3, 10, -1, 4, 100, 1);
+  bal_swf_trace *t = parse(text, NULL);
+  assert_int_equal(t->njobs, 3);
+  assert_int_equal(t->stats.dropped_no_procs, 1); /* job 2: both -1 */
+  assert_int_equal(t->stats.procs_from_alloc, 1);
+  assert_int_equal(t->jobs[0].procs, 32);
+  assert_true(t->jobs[0].flags & BAL_SWF_PROCS_FROM_ALLOC);
+  assert_int_equal(t->jobs[1].id, 3);
+  assert_int_equal(t->jobs[1].procs, 16); /* field 8 wins over field 5 */
+  assert_int_equal(t->jobs[2].procs, 4);
+  assert_false(t->jobs[2].flags & BAL_SWF_PROCS_FROM_ALLOC);
+  bal_swf_trace_destroy(t);
+}
+
+static void requested_time_falls_back_to_runtime(void **state) {
+  (void)state;
+  bal_swf_trace *t = parse(LINE(1, 0, 77, 4, 4, -1, 1) LINE(2, 0, 50, 4, 4, 60, 1), NULL);
+  assert_int_equal(t->njobs, 2);
+  assert_int_equal(t->jobs[0].req_time, 77);
+  assert_true(t->jobs[0].flags & BAL_SWF_REQ_TIME_FROM_RUNTIME);
+  assert_int_equal(t->jobs[1].req_time, 60);
+  assert_int_equal(t->jobs[1].flags, 0);
+  assert_int_equal(t->stats.req_time_from_runtime, 1);
+  bal_swf_trace_destroy(t);
+}
+
+static void runtime_over_request_zero_and_negative(void **state) {
+  (void)state;
+  const char *text = LINE(1, 0, 500, 4, 4, 100, 1) LINE(2, 1, 0, 4, 4, 100, 1)
+      LINE(3, 2, -1, 4, 4, 100, 1);
+  bal_swf_trace *t = parse(text, NULL);
+  assert_int_equal(t->njobs, 2);
+  assert_true(t->jobs[0].flags & BAL_SWF_RUNTIME_OVER_REQ);
+  assert_int_equal(t->jobs[0].runtime, 500);
+  assert_int_equal(t->jobs[0].req_time, 100); /* kept: it runs its real runtime */
+  assert_int_equal(t->jobs[1].runtime, 0);
+  assert_int_equal(t->stats.runtime_over_req, 1);
+  assert_int_equal(t->stats.runtime_zero, 1);
+  assert_int_equal(t->stats.dropped_no_runtime, 1);
+  bal_swf_trace_destroy(t);
+}
+
+static void out_of_order_submits_are_sorted(void **state) {
+  (void)state;
+  const char *text = LINE(1, 100, 1, 1, 1, 1, 1) LINE(2, 50, 1, 1, 1, 1, 1)
+      LINE(4, 50, 1, 1, 1, 1, 1) LINE(3, 50, 1, 1, 1, 1, 1) LINE(5, 200, 1, 1, 1, 1, 1);
+  bal_swf_trace *t = parse(text, NULL);
+  assert_int_equal(t->njobs, 5);
+  assert_int_equal(t->stats.out_of_order, 1);
+  int64_t expect[] = {2, 3, 4, 1, 5}; /* submit time, then job number */
+  for (int i = 0; i < 5; i++) assert_int_equal(t->jobs[i].id, expect[i]);
+  bal_swf_trace_destroy(t);
+  /* a repeated job number at one instant keeps the file order */
+  t = parse(LINE(1, 100, 1, 1, 1, 1, 1) LINE(9, 10, 5, 1, 1, 5, 1) LINE(9, 10, 6, 1, 1, 6, 1),
+            NULL);
+  assert_int_equal(t->jobs[0].runtime, 5);
+  assert_int_equal(t->jobs[1].runtime, 6);
+  assert_int_equal(t->jobs[2].id, 1);
+  bal_swf_trace_destroy(t);
+}
+
+static void malformed_lines_name_the_line(void **state) {
+  (void)state;
+  const char *cases[] = {
+      "; header\n" LINE(1, 0, 1, 1, 1, 1, 1) "2 5 -1 10 4\n",              /* too few */
+      "; header\n" LINE(1, 0, 1, 1, 1, 1, 1) "2 5 -1 1x 4 -1 -1 4 10 -1 1 1 1 -1 1 1 -1 -1\n",
+      "; header\n" LINE(1, 0, 1, 1, 1, 1, 1) "2 5 -1 10 4 -1 -1 4 10 -1 1 1 1 -1 1 1 -1 -1 7\n",
+      "; header\n" LINE(1, 0, 1, 1, 1, 1, 1) "2 5 -1 10 4 -1 -1 4 10 -1 1 1 1 -1 1 1 -1 --\n",
+      "; header\n" LINE(1, 0, 1, 1, 1, 1, 1) "2 5 -1 99999999999999999999 4 -1 -1 4 10 -1 1 1 "
+      "1 -1 1 1 -1 -1\n",
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    bal_swf_trace *t = (bal_swf_trace *)0x1;
+    bal_swf_error err;
+    assert_int_equal(bal_swf_read_mem(cases[i], strlen(cases[i]), NULL, &t, &err), BAL_EFORMAT);
+    assert_ptr_equal(t, (bal_swf_trace *)0x1); /* untouched */
+    assert_int_equal(err.line, 3);
+    assert_true(strlen(err.message) > 0);
+    bal_swf_options opt;
+    bal_swf_options_init(&opt);
+    opt.lenient = true;
+    t = parse(cases[i], &opt);
+    assert_int_equal(t->njobs, 1);
+    assert_int_equal(t->stats.malformed_skipped, 1);
+    bal_swf_trace_destroy(t);
+  }
+  bal_swf_error err;
+  bal_swf_trace *t;
+  const char *bad = "1 2 3\n";
+  assert_int_equal(bal_swf_read_mem(bad, strlen(bad), NULL, &t, &err), BAL_EFORMAT);
+  assert_non_null(strstr(err.message, "18 fields"));
+}
+
+static void decimals_blank_lines_tabs_and_crlf(void **state) {
+  (void)state;
+  const char *text = "\n   \n; MaxNodes: 4\r\n"
+                     "1\t0\t-1\t10\t4\t12.5\t1024.75\t4\t20\t-1\t1\t1\t1\t-1\t1\t1\t-1\t-1\r\n"
+                     "  2 3 -1 1e2 2 -1 -1 2 3.6e2 -1 1 1 1 -1 1 1 -1 -1"; /* no final newline */
+  bal_swf_trace *t = parse(text, NULL);
+  assert_int_equal(t->header.max_nodes, 4);
+  assert_int_equal(t->njobs, 2);
+  assert_int_equal(t->jobs[0].runtime, 10);
+  assert_int_equal(t->jobs[1].runtime, 100);
+  assert_int_equal(t->jobs[1].req_time, 360);
+  bal_swf_trace_destroy(t);
+  t = parse("", NULL);
+  assert_int_equal(t->njobs, 0);
+  bal_swf_trace_destroy(t);
+}
+
+static void filters_partition_window_first(void **state) {
+  (void)state;
+  const char *text = LINE(1, 0, 1, 1, 1, 1, 10) LINE(2, 10, 1, 1, 1, 1, 3)
+      LINE(3, 20, 1, -1, -1, 1, 10) LINE(4, 30, 1, 1, 1, 1, 10) LINE(5, 40, 1, 1, 1, 1, 10)
+          LINE(6, 50, 1, 1, 1, 1, 10) LINE(7, 60, 1, 1, 1, 1, 10);
+  bal_swf_options opt;
+  bal_swf_options_init(&opt);
+  opt.partition = 10;
+  bal_swf_trace *t = parse(text, &opt);
+  assert_int_equal(t->njobs, 5);
+  assert_int_equal(t->stats.filtered_partition, 1);
+  assert_int_equal(t->stats.dropped_no_procs, 1);
+  bal_swf_trace_destroy(t);
+  opt.from = 10;
+  opt.to = 60; /* [10, 60) */
+  t = parse(text, &opt);
+  assert_int_equal(t->njobs, 3); /* 4, 5, 6 */
+  assert_int_equal(t->jobs[0].id, 4);
+  assert_int_equal(t->stats.filtered_window, 2);
+  bal_swf_trace_destroy(t);
+  bal_swf_options_init(&opt);
+  opt.first = 2; /* the first 2 kept jobs: dropped ones do not count */
+  opt.partition = 10;
+  t = parse(text, &opt);
+  assert_int_equal(t->njobs, 2);
+  assert_int_equal(t->jobs[1].id, 4);
+  assert_int_equal(t->stats.filtered_first, 3);
+  bal_swf_trace_destroy(t);
+  opt.first = -1;
+  assert_int_equal(bal_swf_read_mem(text, strlen(text), &opt, &t, NULL), BAL_EINVAL);
+}
+
+static void files_plain_and_gzip(void **state) {
+  (void)state;
+  bal_swf_trace *a, *b;
+  bal_swf_error err;
+  assert_int_equal(bal_swf_read_file(BALLAST_TEST_DATA "/sched_small.swf", NULL, &a, &err), BAL_OK);
+  assert_int_equal(bal_swf_read_file(BALLAST_TEST_DATA "/sched_small.swf.gz", NULL, &b, &err),
+                   BAL_OK);
+  assert_int_equal(a->njobs, 5);
+  assert_int_equal(a->njobs, b->njobs);
+  assert_memory_equal(a->jobs, b->jobs, a->njobs * sizeof *a->jobs);
+  assert_memory_equal(&a->stats, &b->stats, sizeof a->stats);
+  assert_int_equal(a->header.max_nodes, 10);
+  assert_int_equal(a->header.partitions, 2);
+  assert_int_equal(a->jobs[1].id, 3); /* submitted at 5, before job 2 */
+  assert_int_equal(a->stats.out_of_order, 1);
+  bal_swf_trace_destroy(a);
+  bal_swf_trace_destroy(b);
+  assert_int_equal(bal_swf_read_file(BALLAST_TEST_DATA "/no-such-file.swf", NULL, &a, &err),
+                   BAL_EIO);
+  assert_true(strlen(err.message) > 0);
+  assert_int_equal(bal_swf_read_file(NULL, NULL, &a, &err), BAL_EINVAL);
+  /* a truncated gzip file is an I/O error, not a short trace */
+  FILE *in = fopen(BALLAST_TEST_DATA "/sched_small.swf.gz", "rb");
+  assert_non_null(in);
+  char buf[4096];
+  size_t len = fread(buf, 1, sizeof buf, in);
+  fclose(in);
+  char path[] = "/tmp/ballast_swf_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  FILE *out = fdopen(fd, "wb");
+  assert_non_null(out);
+  fwrite(buf, 1, len * 2 / 3, out);
+  fclose(out);
+  assert_int_equal(bal_swf_read_file(path, NULL, &a, &err), BAL_EIO);
+  assert_non_null(strstr(err.message, "gzip"));
+  remove(path);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(header_fields_with_trailing_text),
+      cmocka_unit_test(machine_defaults_only_when_determined),
+      cmocka_unit_test(requested_procs_fall_back_to_allocated),
+      cmocka_unit_test(requested_time_falls_back_to_runtime),
+      cmocka_unit_test(runtime_over_request_zero_and_negative),
+      cmocka_unit_test(out_of_order_submits_are_sorted),
+      cmocka_unit_test(malformed_lines_name_the_line),
+      cmocka_unit_test(decimals_blank_lines_tabs_and_crlf),
+      cmocka_unit_test(filters_partition_window_first),
+      cmocka_unit_test(files_plain_and_gzip),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
