@@ -1,6 +1,5 @@
 /* bal_for(): argument checks, the initial static split, and the loop every
  * worker runs (take from its own range, steal when dry, stop when all done). */
-#include <sched.h>
 #include <string.h>
 
 #include "core/clock.h"
@@ -13,9 +12,12 @@
  * microseconds. Doubling/halving converges in a handful of chunks. */
 #define TARGET_CHUNK_NS 20000
 
-/* Failed steal rounds before an idle worker yields its CPU instead of
- * spinning: it only waits for the last chunks in flight to finish. */
-#define STEAL_SPIN_ROUNDS 64
+/* Consecutive steal rounds that find every range empty before a worker
+ * stops looking for work in this call. */
+#define LEAVE_AFTER_ROUNDS 4
+
+/* How long the caller polls for the last chunks to finish before it sleeps. */
+#define CALLER_SPIN_NS 20000
 
 static inline int64_t unit_to_index(const bal__call *c, uint32_t u) {
   if (u >= c->units) return c->end;
@@ -78,6 +80,38 @@ static bool steal_round(bal_pool *pool, bal__worker *w) {
   return false;
 }
 
+/* The caller (worker 0) has nothing left to take or steal: wait until the
+ * others finish the pieces they are executing. Spin briefly (the tail is
+ * usually one chunk, tens of microseconds), then sleep until whoever
+ * reports the last units signals (report_done), instead of yielding in a
+ * loop: on a shared machine a yielding caller returns a time slice late and
+ * burns CPU the remaining workers could use. */
+static void wait_for_completion(bal_pool *pool) {
+  int64_t deadline = bal__now_ns() + (pool->oversubscribed ? 0 : CALLER_SPIN_NS);
+  for (unsigned i = 1; atomic_load_explicit(&pool->remaining, memory_order_acquire) != 0; i++) {
+    bal__cpu_relax();
+    if ((i & 63) == 0 && bal__now_ns() > deadline) break;
+  }
+  if (atomic_load_explicit(&pool->remaining, memory_order_acquire) == 0) return;
+  pthread_mutex_lock(&pool->done_lock);
+  /* seq_cst: pairs with report_done's decrement-then-read, so either we see
+   * zero or the reporter sees us waiting. */
+  atomic_store(&pool->caller_waiting, true);
+  while (atomic_load(&pool->remaining) != 0) pthread_cond_wait(&pool->done_cond, &pool->done_lock);
+  atomic_store(&pool->caller_waiting, false);
+  pthread_mutex_unlock(&pool->done_lock);
+}
+
+/* Report `done` units finished; wake the caller if they were the last. */
+static void report_done(bal_pool *pool, uint64_t done) {
+  if (atomic_fetch_sub(&pool->remaining, done) != done) return;
+  if (atomic_load(&pool->caller_waiting)) {
+    pthread_mutex_lock(&pool->done_lock);
+    pthread_cond_signal(&pool->done_cond);
+    pthread_mutex_unlock(&pool->done_lock);
+  }
+}
+
 void bal__for_work(bal_pool *pool, int self) {
   bal__worker *w = &pool->workers[self];
   bal__tls_worker_id = self;
@@ -85,25 +119,31 @@ void bal__for_work(bal_pool *pool, int self) {
    * must not be taken from again until a steal installs a new one: every
    * take on an empty range pushes lo further past hi (see range.h). */
   bool have_range = true;
-  for (unsigned idle_rounds = 0;;) {
+  for (unsigned failed_rounds = 0;;) {
     if (have_range) {
       uint64_t done = drain_own(pool, w);
       have_range = false;
       /* Report in batches: one contended update per range drained, not per
        * item. */
-      if (done) atomic_fetch_sub_explicit(&pool->remaining, done, memory_order_acq_rel);
+      if (done) report_done(pool, done);
     }
     if (atomic_load_explicit(&pool->remaining, memory_order_acquire) == 0) break;
     if (steal_round(pool, w)) {
       have_range = true;
-      idle_rounds = 0;
+      failed_rounds = 0;
       continue;
     }
-    /* Everything left is being executed by others: wait politely. */
-    if (++idle_rounds < STEAL_SPIN_ROUNDS && !pool->oversubscribed)
+    /* Every range is empty: what is left is being executed. New stealable
+     * work can only reappear in the instant between a thief's CAS and its
+     * installing what it stole, so a few rounds cover it; after that a
+     * background worker leaves the call (freeing its CPU) and the caller
+     * waits for the stragglers. */
+    if (++failed_rounds < LEAVE_AFTER_ROUNDS) {
       bal__cpu_relax();
-    else
-      sched_yield();
+      continue;
+    }
+    if (self == 0) wait_for_completion(pool);
+    break;
   }
   bal__tls_worker_id = -1;
 }

@@ -125,6 +125,8 @@ void bal__pool_dispatch(bal_pool *pool) {
 }
 
 static void free_pool(bal_pool *pool) {
+  pthread_cond_destroy(&pool->done_cond);
+  pthread_mutex_destroy(&pool->done_lock);
   pthread_cond_destroy(&pool->wake_cond);
   pthread_mutex_destroy(&pool->wake_lock);
   pthread_mutex_destroy(&pool->call_lock);
@@ -184,6 +186,9 @@ int bal_pool_create(int nthreads, bal_pool **out) {
   pthread_mutex_init(&pool->call_lock, NULL);
   pthread_mutex_init(&pool->wake_lock, NULL);
   pthread_cond_init(&pool->wake_cond, NULL);
+  pthread_mutex_init(&pool->done_lock, NULL);
+  pthread_cond_init(&pool->done_cond, NULL);
+  atomic_init(&pool->caller_waiting, false);
   atomic_init(&pool->participants, BAL__CALL_CLOSED);
   atomic_init(&pool->remaining, 0);
   atomic_init(&pool->epoch, 0);

@@ -56,6 +56,10 @@ struct bal_pool {
    * reported done (workers report in batches, when their range runs dry). */
   _Alignas(64) _Atomic uint64_t participants;
   _Alignas(64) _Atomic uint64_t remaining;
+  /* The caller sleeps here when it has nothing left to do but wait. */
+  atomic_bool caller_waiting;
+  pthread_mutex_t done_lock;
+  pthread_cond_t done_cond;
   _Alignas(64) bal__call call;
   int64_t call_start_ns;
   double last_wall_seconds;

@@ -5,7 +5,7 @@
 set -euo pipefail
 secs=${1:-30}
 src=$(cd "$(dirname "$0")/../.." && pwd)
-build=${2:-$src/build-fuzz}
+build=$(mkdir -p "${2:-$src/build-fuzz}" && cd "${2:-$src/build-fuzz}" && pwd)
 cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DBALLAST_BUILD_BENCH=OFF -DBALLAST_BUILD_EXAMPLES=OFF -DBALLAST_BUILD_TOOLS=OFF >/dev/null
 cmake --build "$build" --target fuzz_swf -j2 >/dev/null
