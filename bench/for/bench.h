@@ -1,0 +1,80 @@
+/* Private to ballast-for-bench: schedules, options, results, and the three
+ * parts of the program (main.c: flags; run.c: timed interleaved rounds;
+ * report.c: table and JSON). */
+#ifndef BALLAST_BENCH_FOR_BENCH_H
+#define BALLAST_BENCH_FOR_BENCH_H
+
+#include <ballast/for.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernels.h"
+#include "workloads.h"
+
+#define PROG "ballast-for-bench"
+#define MAX_REPS 1000
+
+#ifdef BENCH_HAVE_OPENMP
+#define HAVE_OMP true
+#else
+#define HAVE_OMP false
+#endif
+#ifdef BENCH_HAVE_TBB
+#define HAVE_TBB true
+#else
+#define HAVE_TBB false
+#endif
+
+enum { S_BAL, S_OMP_STATIC, S_OMP_DYN1, S_OMP_DYNC, S_OMP_GUIDED, S_TBB, S_COUNT };
+extern const char *const sched_names[S_COUNT];
+extern bool sched_avail[S_COUNT];
+
+enum { MODE_SPIN, MODE_SLEEP, MODE_COUNT };
+extern const char *const mode_names[MODE_COUNT];
+
+typedef struct options {
+  int64_t threads;      /* 0: bal_pool_create(0) size */
+  int64_t items;        /* skewed workloads, spin mode */
+  int64_t sleep_items;  /* skewed workloads, sleep mode */
+  int64_t tiny_items;   /* uniform tiny workload */
+  double spin_mean_ns;  /* mean item cost, spin mode */
+  double sleep_mean_us; /* mean item cost, sleep mode */
+  int64_t chunk;        /* OpenMP dynamic,chunk; 0: items / (64 P) */
+  int64_t grain;        /* bal_for grain (0: adaptive) */
+  int64_t reps;         /* interleaved rounds */
+  int64_t pause_ms;     /* pause before every timed run */
+  bool modes[MODE_COUNT];
+  int workload; /* -1: all */
+  uint64_t seed;
+  bool json;
+} options;
+
+/* Results of one (mode, workload). */
+typedef struct result {
+  int mode;
+  workload_id wl;
+  int64_t n, chunk;
+  double ideal_s;
+  double median_s[S_COUNT];
+  double ratio[S_COUNT]; /* median over rounds of t(bal_for) / t(schedule) */
+  double eff[S_COUNT];
+  int best;          /* baseline with the highest ratio (the fastest), -1 if none */
+  double target;     /* bound on the targeted figure */
+  double target_val; /* the targeted figure (NAN if its baseline is missing) */
+  bal_for_stats stats; /* sum over workers, last bal_for run */
+} result;
+
+/* The pool bal_for runs on, its grain, and whether to show progress (run.c). */
+extern bal_pool *pool;
+extern int64_t bal_grain;
+extern bool progress;
+
+/* Build the job of (mode, workload), run the interleaved rounds, fill r. */
+void bench_one(const options *o, int P, int mode, workload_id wl, double iters_per_ns,
+               double tiny_ns, acc_slot *acc, result *r);
+void print_table(const options *o, int P, double ipn, double tiny_ns, double overshoot_us,
+                 const result *res, int nres);
+void print_json(const options *o, int P, double ipn, double tiny_ns, double overshoot_us,
+                const result *res, int nres);
+
+#endif

@@ -1,0 +1,150 @@
+/* Output: the human-readable table and the --json object. */
+#include <ballast/version.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "common/json.h"
+
+static const char *verdict(const result *r) {
+  if (isnan(r->target_val)) return "n/a (baseline unavailable)";
+  bool met = r->mode == MODE_SLEEP ? r->target_val >= r->target : r->target_val <= r->target;
+  return met ? "met" : "MISSED";
+}
+
+void print_table(const options *o, int P, double ipn, double tiny_ns, double overshoot_us,
+                        const result *res, int nres) {
+  printf(PROG ": P=%d threads, %lld interleaved rounds, seed %llu, pause %lld ms\n", P,
+         (long long)o->reps, (unsigned long long)o->seed, (long long)o->pause_ms);
+  printf("calibration: spin %.4f iterations/ns, tiny body %.3f ns/item", ipn, tiny_ns);
+  if (!isnan(overshoot_us)) printf(", sleep overshoot %.0f us (median, 1 ms sleeps)", overshoot_us);
+  printf("\n");
+  if (!HAVE_OMP) printf("OpenMP baselines unavailable (built without OpenMP)\n");
+  if (!HAVE_TBB) printf("TBB baseline unavailable (built without TBB)\n");
+  for (int mode = 0; mode < MODE_COUNT; mode++) {
+    if (!o->modes[mode]) continue;
+    if (mode == MODE_SPIN)
+      printf("\n== spin: CPU-bound bodies; skewed: %lld items, mean %.0f ns; uniform: %lld tiny "
+             "items ==\n",
+             (long long)o->items, o->spin_mean_ns, (long long)o->tiny_items);
+    else
+      printf("\n== sleep: sleeping bodies; %lld items, mean %.0f us ==\n",
+             (long long)o->sleep_items, o->sleep_mean_us);
+    printf("%-8s %-18s %10s %10s %10s\n", "workload", "schedule", "median_s", "bal/sched",
+           "efficiency");
+    for (int i = 0; i < nres; i++) {
+      const result *r = &res[i];
+      if (r->mode != mode) continue;
+      for (int s = 0; s < S_COUNT; s++) {
+        const char *wl = s == 0 ? workload_name(r->wl) : "";
+        char name[40];
+        if (s == S_OMP_DYNC)
+          snprintf(name, sizeof name, "omp_dynamic,%lld", (long long)r->chunk);
+        else
+          snprintf(name, sizeof name, "%s", sched_names[s]);
+        if (!sched_avail[s])
+          printf("%-8s %-18s %10s\n", wl, name, "unavailable");
+        else
+          printf("%-8s %-18s %10.5f %10.3f %10.3f\n", wl, name, r->median_s[s], r->ratio[s],
+                 r->eff[s]);
+      }
+      if (r->best >= 0)
+        printf("%-8s bal_for / best baseline (%s) = %.3f\n", "", sched_names[r->best],
+               r->ratio[r->best]);
+      char val[32] = "";
+      if (!isnan(r->target_val)) snprintf(val, sizeof val, "%.3f ", r->target_val);
+      if (mode == MODE_SLEEP)
+        printf("%-8s target: bal_for efficiency >= %.2f: %s%s\n", "", r->target, val,
+               verdict(r));
+      else
+        printf("%-8s target: bal_for <= %.2f x %s: %s%s\n", "", r->target,
+               r->wl == WL_UNIFORM ? "omp_static" : "best baseline", val, verdict(r));
+      printf("%-8s bal_for last run: %lld chunks, %lld/%lld steals won/attempted\n", "",
+             (long long)r->stats.chunks, (long long)r->stats.steals_won,
+             (long long)r->stats.steals_attempted);
+    }
+  }
+}
+
+void print_json(const options *o, int P, double ipn, double tiny_ns, double overshoot_us,
+                       const result *res, int nres) {
+  json_writer j;
+  json_init(&j, stdout);
+  json_object_begin(&j, NULL);
+  json_string(&j, "program", PROG);
+  json_string(&j, "version", bal_version());
+  json_object_begin(&j, "parameters");
+  json_int(&j, "threads", P);
+  json_array_begin(&j, "modes");
+  for (int m = 0; m < MODE_COUNT; m++)
+    if (o->modes[m]) json_string(&j, NULL, mode_names[m]);
+  json_array_end(&j);
+  json_string(&j, "workload", o->workload < 0 ? "all" : workload_name((workload_id)o->workload));
+  json_int(&j, "items", o->items);
+  json_double(&j, "spin_mean_ns", o->spin_mean_ns);
+  json_int(&j, "tiny_items", o->tiny_items);
+  json_int(&j, "sleep_items", o->sleep_items);
+  json_double(&j, "sleep_mean_us", o->sleep_mean_us);
+  json_double(&j, "floor_fraction_of_mean", WORKLOAD_FLOOR);
+  json_int(&j, "chunk", o->chunk); /* 0: items / (64 P), per workload below */
+  json_int(&j, "grain", o->grain);
+  json_int(&j, "reps", o->reps);
+  json_int(&j, "pause_ms", o->pause_ms);
+  json_uint(&j, "seed", o->seed);
+  json_string(&j, "round_order", "schedules shuffled every round from the seed");
+  json_int(&j, "timer_slack_ns", 1);
+  json_object_end(&j);
+  json_object_begin(&j, "calibration");
+  json_double(&j, "spin_iterations_per_ns", ipn);
+  json_double(&j, "tiny_ns_per_item", tiny_ns);
+  json_double(&j, "sleep_overshoot_us", overshoot_us); /* null without sleep mode */
+  json_object_end(&j);
+  json_array_begin(&j, "results");
+  for (int i = 0; i < nres; i++) {
+    const result *r = &res[i];
+    for (int s = 0; s < S_COUNT; s++) {
+      json_object_begin(&j, NULL);
+      json_string(&j, "mode", mode_names[r->mode]);
+      json_string(&j, "workload", workload_name(r->wl));
+      json_string(&j, "schedule", sched_names[s]);
+      json_bool(&j, "available", sched_avail[s]);
+      json_int(&j, "items", r->n);
+      if (s == S_OMP_DYNC) json_int(&j, "chunk", r->chunk);
+      json_double(&j, "median_s", r->median_s[s]);
+      json_double(&j, "ratio", r->ratio[s]); /* t(bal_for) / t(schedule) */
+      json_double(&j, "ideal_s", r->ideal_s);
+      json_double(&j, "efficiency", r->eff[s]);
+      json_object_end(&j);
+    }
+  }
+  json_array_end(&j);
+  json_array_begin(&j, "summary");
+  for (int i = 0; i < nres; i++) {
+    const result *r = &res[i];
+    json_object_begin(&j, NULL);
+    json_string(&j, "mode", mode_names[r->mode]);
+    json_string(&j, "workload", workload_name(r->wl));
+    json_string(&j, "best_baseline", r->best >= 0 ? sched_names[r->best] : NULL);
+    json_double(&j, "ratio_vs_best", r->best >= 0 ? r->ratio[r->best] : NAN);
+    json_string(&j, "target",
+                r->mode == MODE_SLEEP      ? "bal_for efficiency >= 0.95"
+                : r->wl == WL_UNIFORM      ? "bal_for <= 1.10 x omp_static"
+                                           : "bal_for <= 1.05 x best baseline");
+    json_double(&j, "target_value", r->target_val);
+    if (isnan(r->target_val))
+      json_string(&j, "target_met", NULL);
+    else
+      json_bool(&j, "target_met", !strcmp(verdict(r), "met"));
+    json_object_begin(&j, "bal_for_last_run");
+    json_int(&j, "chunks", r->stats.chunks);
+    json_int(&j, "steals_attempted", r->stats.steals_attempted);
+    json_int(&j, "steals_won", r->stats.steals_won);
+    json_object_end(&j);
+    json_object_end(&j);
+  }
+  json_array_end(&j);
+  json_object_end(&j);
+  json_finish(&j);
+}
