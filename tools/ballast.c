@@ -16,6 +16,7 @@ static const struct {
   const char *name;
   const char *summary;
 } commands[] = {
+    {"dlb-bench", "DLB_Bench: distributed work stealing over MPI (--ranks P launches mpiexec)"},
     {"for-bench", "benchmark bal_for against OpenMP and TBB schedules"},
     {"overlay", "build a small-world overlay; measure degrees, routes, build times"},
     {"sched", "replay an SWF workload trace under FCFS, EASY or SD-Policy scheduling"},

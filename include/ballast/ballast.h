@@ -8,7 +8,10 @@
  *  - ballast/sched.h : job scheduling simulator (FCFS, EASY, SD-Policy) on
  *    SWF workload traces (ballast/swf.h)
  * Common: ballast/error.h (status codes), ballast/log.h (diagnostics),
- * ballast/version.h (versions).
+ * ballast/version.h (versions), ballast/features.h (optional modules).
+ *  - ballast/steal.h : distributed work stealing over MPI; included only
+ *    when Ballast was built with MPI (BALLAST_HAVE_STEAL) and <mpi.h> is
+ *    available (compile with mpicc), else include it yourself.
  */
 #ifndef BALLAST_H
 #define BALLAST_H
@@ -21,5 +24,15 @@
 #include <ballast/overlay.h>
 #include <ballast/swf.h>
 #include <ballast/sched.h>
+#include <ballast/features.h>
+#if BALLAST_HAVE_STEAL
+#if defined(MPI_VERSION)
+#include <ballast/steal.h>
+#elif defined(__has_include)
+#if __has_include(<mpi.h>)
+#include <ballast/steal.h>
+#endif
+#endif
+#endif
 
 #endif /* BALLAST_H */

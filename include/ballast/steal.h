@@ -1,0 +1,246 @@
+/**
+ * @file ballast/steal.h
+ * @brief `steal` module: distributed work stealing over MPI, constrained to
+ *        the small-world overlay (ballast/overlay.h), with results routed
+ *        back to each task's owner hop by hop and termination detection.
+ *
+ * Model: every rank of a communicator adds its own independent tasks (input
+ * bytes of any size), then all ranks call bal_steal_run() collectively. Each
+ * rank executes its own tasks first (work-first: it takes them from the back
+ * of its queue); an idle rank (thief) asks a victim for work and receives
+ * part of the victim's remaining tasks, taken from the front. Under the
+ * default policy victims are the thief's overlay neighbours only, so the
+ * number of peers a rank ever talks to stays within the overlay degree.
+ * A task's result travels back to the task's owner through the overlay
+ * (bal_overlay_next_hop()), buffered per next hop so that results heading
+ * the same way share messages. The run ends when every rank holds the
+ * results of all its own tasks (detected with a non-blocking barrier).
+ *
+ * Threading: with #BAL_STEAL_PROGRESS_THREAD the thread that calls
+ * bal_steal_run() makes all MPI calls (it serves steal requests and routes
+ * results while tasks run) and the task function runs on one worker thread
+ * that Ballast starts; MPI must be initialised with at least
+ * MPI_THREAD_FUNNELED when bal_steal_run() is called from the main thread,
+ * MPI_THREAD_SERIALIZED otherwise. With #BAL_STEAL_PROGRESS_POLL everything
+ * runs on the calling thread (any thread level, SimGrid SMPI): messages are
+ * served between tasks and whenever the task function calls
+ * bal_steal_poll(). See docs/steal.md for the user guide.
+ *
+ * This header needs <mpi.h> (compile with mpicc or the MPI include flags).
+ * It exists only when Ballast was built with MPI (BALLAST_HAVE_STEAL in
+ * ballast/features.h).
+ */
+#ifndef BALLAST_STEAL_H
+#define BALLAST_STEAL_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include <ballast/defs.h>
+#include <ballast/error.h>
+
+BAL_BEGIN_DECLS
+
+/** Opaque balancer bound to one communicator. */
+typedef struct bal_steal bal_steal;
+
+/** How thieves choose victims. */
+typedef enum bal_steal_policy {
+  BAL_STEAL_SMALLWORLD = 0, /**< a uniformly drawn overlay neighbour (default) */
+  BAL_STEAL_RANDOM = 1,     /**< any other rank, uniformly (all-pairs baseline) */
+  BAL_STEAL_NONE = 2        /**< no stealing: each rank runs its own tasks (static) */
+} bal_steal_policy;
+
+/** Who makes MPI progress while a task runs. */
+typedef enum bal_steal_progress {
+  BAL_STEAL_PROGRESS_AUTO = 0,   /**< THREAD if the MPI thread level allows it, else POLL */
+  BAL_STEAL_PROGRESS_THREAD = 1, /**< caller serves MPI, tasks run on a worker thread */
+  BAL_STEAL_PROGRESS_POLL = 2    /**< one thread; tasks may call bal_steal_poll() */
+} bal_steal_progress;
+
+/** Events reported to bal_steal_config::trace. */
+typedef enum bal_steal_event {
+  BAL_STEAL_EV_WORK = 0,  /**< a task ran on this rank during [t0, t1]; peer = owner */
+  BAL_STEAL_EV_STEAL = 1, /**< a steal request to peer was outstanding during [t0, t1] */
+  BAL_STEAL_EV_ROUTE = 2, /**< a batch of results was sent to peer at t0 (= t1) */
+  BAL_STEAL_EV_IDLE = 3   /**< no task to run during [t0, t1]; peer = -1 */
+} bal_steal_event;
+
+/**
+ * Task function: compute the result of one task.
+ * @param input   the task's input bytes (NULL when in_len is 0).
+ * @param in_len  number of input bytes.
+ * @param output  buffer of out_cap bytes for the result.
+ * @param out_cap the `max_out` given to bal_steal_run().
+ * @param out_len receives the number of result bytes (0 if left untouched).
+ * @param arg     the `arg` given to bal_steal_run().
+ * @return 0 on success; any other value marks the task failed and is
+ *         reported to its owner as the task's status.
+ * It runs on a Ballast worker thread in THREAD progress mode and must not
+ * call MPI on the balancer's communicator.
+ */
+typedef int (*bal_steal_fn)(const void *input, size_t in_len, void *output, size_t out_cap,
+                            size_t *out_len, void *arg);
+
+/** Trace callback: see #bal_steal_event. Times are seconds since the start
+ *  of the run on this rank. May be called from the worker thread and the
+ *  progress thread concurrently. */
+typedef void (*bal_steal_trace_fn)(void *arg, bal_steal_event ev, double t0, double t1, int peer);
+
+/** Configuration; initialise with bal_steal_config_init(), then change fields. */
+typedef struct bal_steal_config {
+  bal_steal_policy policy;       /**< victim policy; default SMALLWORLD */
+  bal_steal_progress progress;   /**< progress mode; default AUTO */
+  int overlay_degree;            /**< average overlay degree >= 2; 0 (default) picks
+                                      2 * ceil(log2 P) + 2 (TITUS's 2 floor(log2(P-1))
+                                      shortcuts plus the two ring links, rounded up) */
+  double overlay_exponent;       /**< shortcut exponent; <= 0 is 1.0 (default 0) */
+  unsigned long long overlay_seed; /**< overlay seed, equal on all ranks (default 1) */
+  unsigned long long seed;       /**< victim-choice seed (mixed with the rank; default 1) */
+  double steal_fraction;         /**< share of the victim's queued tasks a theft takes,
+                                      in (0, 1]; default 0.5 (at least one task
+                                      when the victim has two or more) */
+  size_t route_buffer_bytes;     /**< a next-hop result buffer is sent once it holds
+                                      this many bytes; >= 1; default 65536 */
+  double route_flush_s;          /**< ... or once its oldest result is this old (s);
+                                      >= 0; default 0.002. Buffers are also sent
+                                      whenever this rank has no task to run. */
+  double poll_interval_s;        /**< how long an idle progress loop sleeps between
+                                      polls (s); >= 0; default 0.0001 */
+  double backoff_max_s;          /**< failed thefts back off exponentially from
+                                      poll_interval_s up to this (s); >= 0;
+                                      default 0.002 */
+  bal_steal_trace_fn trace;      /**< optional event callback (default NULL) */
+  void *trace_arg;               /**< passed to trace */
+} bal_steal_config;
+
+/** Statistics of the last run on this rank (bal_steal_stats()). */
+typedef struct bal_steal_stats {
+  long long tasks_own;        /**< tasks this rank added for the run */
+  long long executed_own;     /**< own tasks executed here */
+  long long executed_stolen;  /**< other ranks' tasks executed here */
+  long long tasks_given;      /**< tasks sent to thieves (counted once per hand-over) */
+  long long steal_attempts;   /**< steal requests sent */
+  long long thefts;           /**< requests answered with at least one task */
+  long long results_routed;   /**< others' results sent or forwarded from here */
+  long long route_messages;   /**< messages that carried them (results_routed /
+                                   route_messages = results per message: coarsening) */
+  long long failed;           /**< own tasks whose status is not 0 */
+  long long messages_sent;    /**< point-to-point messages sent */
+  long long bytes_sent;       /**< payload bytes of those messages */
+  int peers_contacted;        /**< distinct ranks this rank sent messages to */
+  int overlay_degree;         /**< this rank's number of overlay neighbours */
+  double work_s;              /**< time spent in the task function */
+  double idle_s;              /**< time with no task to run before termination */
+  double run_s;               /**< wall time of bal_steal_run() on this rank */
+} bal_steal_stats;
+
+/**
+ * Fill a configuration with the defaults documented in #bal_steal_config.
+ * @return BAL_OK; BAL_EINVAL if cfg is NULL.
+ * Thread-safety: safe.
+ */
+BAL_API int bal_steal_config_init(bal_steal_config *cfg);
+
+/**
+ * Create a balancer on a communicator. Collective over comm (it duplicates
+ * comm), except that an invalid configuration is detected before any
+ * communication (every rank should pass the same configuration).
+ * @param comm a valid intra-communicator; MPI must be initialised.
+ * @param cfg  configuration, or NULL for the defaults.
+ * @param out  receives the handle; untouched on error.
+ * @return BAL_OK; BAL_EINVAL if out is NULL, comm is MPI_COMM_NULL, MPI is
+ *         not initialised, a field is out of range, or THREAD progress was
+ *         asked for under a thread level below MPI_THREAD_FUNNELED;
+ *         BAL_ENOMEM; BAL_EMPI if an MPI call failed.
+ * Thread-safety: call from a thread allowed to make MPI calls.
+ */
+BAL_API int bal_steal_create(MPI_Comm comm, const bal_steal_config *cfg, bal_steal **out);
+
+/**
+ * Add one of this rank's tasks to the next run; the input is copied.
+ * The first call after a run starts a new phase: the previous run's results
+ * are released and ids start again from 0.
+ * @param input bytes of the task's input (may be NULL when len is 0).
+ * @param len   number of bytes; any size (one steal message carries at
+ *              most INT_MAX bytes, so a single task must be smaller).
+ * @param id    receives the task id (0, 1, 2, ... in order of addition); may be NULL.
+ * @return BAL_OK; BAL_EINVAL if s is NULL, input is NULL with len > 0, or
+ *         len >= INT_MAX - 64; BAL_EBUSY during bal_steal_run(); BAL_ENOMEM.
+ * Thread-safety: not thread-safe on one handle.
+ */
+BAL_API int bal_steal_add_task(bal_steal *s, const void *input, size_t len, long long *id);
+
+/**
+ * Execute all tasks of all ranks and gather every result at its owner.
+ * Collective over the communicator; returns when the whole run has
+ * terminated on every rank.
+ * @param fn      the task function.
+ * @param max_out largest result a task may produce (bytes); a task that
+ *                reports more gets status BAL_ERANGE and no result.
+ * @param arg     passed to fn.
+ * @return BAL_OK (task failures are per task: bal_steal_result());
+ *         BAL_EINVAL if s or fn is NULL or max_out >= INT_MAX - 64
+ *         (checked before any communication); BAL_EBUSY if called from
+ *         inside a task; BAL_ENOMEM, BAL_ESYS (worker thread), BAL_EMPI.
+ *         Argument errors are detected before any communication; a
+ *         resource or MPI failure in the middle of a run leaves the other
+ *         ranks waiting for this one, so the application should then
+ *         call MPI_Abort (the balancer is still safe to destroy).
+ * Thread-safety: one call at a time per handle, from an MPI-capable thread.
+ */
+BAL_API int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg);
+
+/**
+ * Serve pending messages (steal requests, results to forward) from inside a
+ * task function in POLL progress mode, so long tasks do not delay others.
+ * Call it every few milliseconds of task time; it never runs a task.
+ * @return BAL_OK; BAL_EINVAL if s is NULL; BAL_ENOTSUP if not in POLL mode
+ *         inside a task (it then does nothing); BAL_EMPI.
+ * Thread-safety: only from the task function on the rank's thread.
+ */
+BAL_API int bal_steal_poll(bal_steal *s);
+
+/**
+ * Result of one of this rank's tasks after bal_steal_run().
+ * @param id     task id from bal_steal_add_task().
+ * @param data   receives a pointer to the result bytes (NULL if len is 0),
+ *               valid until the next phase starts or destroy; may be NULL.
+ * @param len    receives the result length; may be NULL.
+ * @param status receives 0 if the task succeeded, the task function's
+ *               non-zero return value if it failed, BAL_ERANGE if its
+ *               output exceeded max_out; may be NULL.
+ * @return BAL_OK; BAL_EINVAL if s is NULL or id is not a task of the last
+ *         run; BAL_EBUSY during a run.
+ * Thread-safety: read-only; safe concurrently with other reads.
+ */
+BAL_API int bal_steal_result(const bal_steal *s, long long id, const void **data, size_t *len,
+                             int *status);
+
+/**
+ * Statistics of the last run on this rank.
+ * @return BAL_OK; BAL_EINVAL if s or out is NULL.
+ * Thread-safety: read-only.
+ */
+BAL_API int bal_steal_stats_get(const bal_steal *s, bal_steal_stats *out);
+
+/** Short name of a policy ("smallworld", "random", "none"), or NULL. */
+BAL_API const char *bal_steal_policy_name(bal_steal_policy policy);
+
+/**
+ * Parse a policy name as printed by bal_steal_policy_name().
+ * @return BAL_OK; BAL_EINVAL if name or out is NULL or the name is unknown.
+ */
+BAL_API int bal_steal_policy_parse(const char *name, bal_steal_policy *out);
+
+/**
+ * Free a balancer. It frees the balancer's duplicate of the communicator
+ * (MPI_Comm_free), so call it on every rank of the communicator before
+ * MPI_Finalize (after MPI_Finalize only the memory is released).
+ * NULL is ignored. Thread-safety: from an MPI-capable thread, not during a run.
+ */
+BAL_API void bal_steal_destroy(bal_steal *s);
+
+BAL_END_DECLS
+
+#endif /* BALLAST_STEAL_H */

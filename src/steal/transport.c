@@ -1,0 +1,174 @@
+/* MPI point-to-point transport of the `steal` module (see transport.h). */
+#include "transport.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ballast/error.h>
+
+/* Tags of the barrier's messages; the balancer's own tags are small. */
+enum { TAG_BAR_UP = 0x7101, TAG_BAR_DOWN = 0x7102 };
+
+int bal__tp_init(bal__tp *tp, MPI_Comm comm) {
+  memset(tp, 0, sizeof *tp);
+  tp->comm = comm;
+  if (MPI_Comm_rank(comm, &tp->rank) != MPI_SUCCESS || MPI_Comm_size(comm, &tp->size) != MPI_SUCCESS)
+    return BAL_EMPI;
+  tp->peers = calloc((size_t)tp->size, 1);
+  return tp->peers ? BAL_OK : BAL_ENOMEM;
+}
+
+void bal__tp_free(bal__tp *tp) {
+  for (size_t i = 0; i < tp->nsends; i++) free(tp->sends[i].buf);
+  free(tp->sends);
+  free(tp->peers);
+  memset(tp, 0, sizeof *tp);
+}
+
+void bal__tp_reset_stats(bal__tp *tp) {
+  memset(tp->peers, 0, (size_t)tp->size);
+  tp->npeers = 0;
+  tp->messages = tp->bytes = 0;
+}
+
+static int post_send(bal__tp *tp, int dest, int tag, void *buf, size_t len) {
+  if (len > INT_MAX) {
+    free(buf);
+    return BAL_ERANGE;
+  }
+  if (tp->nsends == tp->capsends) {
+    size_t cap = tp->capsends ? 2 * tp->capsends : 16;
+    bal__tp_send *n = realloc(tp->sends, cap * sizeof *n);
+    if (!n) {
+      free(buf);
+      return BAL_ENOMEM;
+    }
+    tp->sends = n;
+    tp->capsends = cap;
+  }
+  bal__tp_send *s = &tp->sends[tp->nsends];
+  if (MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, tp->comm, &s->req) != MPI_SUCCESS) {
+    free(buf);
+    return BAL_EMPI;
+  }
+  s->buf = buf;
+  tp->nsends++;
+  return BAL_OK;
+}
+
+int bal__tp_send_msg(bal__tp *tp, int dest, int tag, void *buf, size_t len) {
+  int rc = post_send(tp, dest, tag, buf, len);
+  if (rc != BAL_OK) return rc;
+  tp->messages++;
+  tp->bytes += (long long)len;
+  if (!tp->peers[dest]) {
+    tp->peers[dest] = 1;
+    tp->npeers++;
+  }
+  return BAL_OK;
+}
+
+/* A barrier message carries the epoch of its barrier. */
+static int send_bar(bal__tp *tp, int dest, int tag) {
+  long long *e = malloc(sizeof *e);
+  if (!e) return BAL_ENOMEM;
+  *e = tp->epoch;
+  return post_send(tp, dest, tag, e, sizeof *e);
+}
+
+int bal__tp_recv_msg(bal__tp *tp, int *src, int *tag, void **buf, size_t *len) {
+  for (;;) {
+    int flag = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, tp->comm, &flag, &st) != MPI_SUCCESS) return BAL_EMPI;
+    if (!flag) return 0;
+    int count = 0;
+    if (MPI_Get_count(&st, MPI_BYTE, &count) != MPI_SUCCESS || count < 0) return BAL_EMPI;
+    void *b = NULL;
+    if (count > 0 && !(b = malloc((size_t)count))) return BAL_ENOMEM;
+    if (MPI_Recv(b, count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, tp->comm, MPI_STATUS_IGNORE) !=
+        MPI_SUCCESS) {
+      free(b);
+      return BAL_EMPI;
+    }
+    if (st.MPI_TAG == TAG_BAR_UP || st.MPI_TAG == TAG_BAR_DOWN) {
+      long long e = 0;
+      if (count != (int)sizeof e) {
+        free(b);
+        return BAL_EMPI;
+      }
+      memcpy(&e, b, sizeof e);
+      free(b);
+      if (st.MPI_TAG == TAG_BAR_UP)
+        tp->bar_up[e & 1]++;
+      else
+        tp->bar_down[e & 1] = 1;
+      continue;
+    }
+    *src = st.MPI_SOURCE;
+    *tag = st.MPI_TAG;
+    *buf = b;
+    *len = (size_t)count;
+    return 1;
+  }
+}
+
+int bal__tp_progress(bal__tp *tp) {
+  size_t j = 0;
+  for (size_t i = 0; i < tp->nsends; i++) {
+    int done = 0;
+    if (MPI_Test(&tp->sends[i].req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return BAL_EMPI;
+    if (done)
+      free(tp->sends[i].buf);
+    else
+      tp->sends[j++] = tp->sends[i];
+  }
+  tp->nsends = j;
+  return BAL_OK;
+}
+
+int bal__tp_wait_sends(bal__tp *tp) {
+  for (size_t i = 0; i < tp->nsends; i++) {
+    if (MPI_Wait(&tp->sends[i].req, MPI_STATUS_IGNORE) != MPI_SUCCESS) return BAL_EMPI;
+    free(tp->sends[i].buf);
+  }
+  tp->nsends = 0;
+  return BAL_OK;
+}
+
+/* Binary tree rooted at rank 0: a rank reports to its parent once all its
+ * children have reported and it has entered itself; the root then releases
+ * its children, which release theirs. Barrier e+1 can start on a rank
+ * before its children have seen the release of barrier e, hence the
+ * counters indexed by epoch parity (e+2 cannot start before they have). */
+int bal__tp_barrier_start(bal__tp *tp) {
+  tp->epoch++;
+  tp->bar_active = 1;
+  tp->bar_up_sent = 0;
+  return BAL_OK;
+}
+
+int bal__tp_barrier_test(bal__tp *tp, int *done) {
+  *done = 0;
+  if (!tp->bar_active) return BAL_OK;
+  int par = (int)(tp->epoch & 1), rc;
+  int children = 0;
+  for (int c = 2 * tp->rank + 1; c <= 2 * tp->rank + 2 && c < tp->size; c++) children++;
+  if (!tp->bar_up_sent) {
+    if (tp->bar_up[par] < children) return BAL_OK;
+    tp->bar_up_sent = 1;
+    if (tp->rank == 0)
+      tp->bar_down[par] = 1;
+    else if ((rc = send_bar(tp, (tp->rank - 1) / 2, TAG_BAR_UP)) != BAL_OK)
+      return rc;
+  }
+  if (!tp->bar_down[par]) return BAL_OK;
+  for (int c = 2 * tp->rank + 1; c <= 2 * tp->rank + 2 && c < tp->size; c++)
+    if ((rc = send_bar(tp, c, TAG_BAR_DOWN)) != BAL_OK) return rc;
+  tp->bar_up[par] = 0;
+  tp->bar_down[par] = 0;
+  tp->bar_active = 0;
+  *done = 1;
+  return BAL_OK;
+}

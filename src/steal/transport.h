@@ -1,0 +1,61 @@
+/* Private: the point-to-point transport of the `steal` module. All MPI
+ * traffic of a balancer goes through here (one thread at a time): messages
+ * are whole byte buffers, sent without blocking and received by probing,
+ * plus the non-blocking barrier used for termination. Keeping it behind
+ * this interface lets another transport (one-sided, another runtime) replace
+ * MPI point-to-point without touching the balancing logic. */
+#ifndef BALLAST_STEAL_TRANSPORT_H
+#define BALLAST_STEAL_TRANSPORT_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+typedef struct bal__tp_send {
+  MPI_Request req;
+  void *buf;
+} bal__tp_send;
+
+typedef struct bal__tp {
+  MPI_Comm comm;
+  int rank, size;
+  bal__tp_send *sends; /* in-flight sends, buffers freed on completion */
+  size_t nsends, capsends;
+  unsigned char *peers; /* peers[r] = 1 once a message was sent to r */
+  int npeers;
+  long long messages, bytes;
+  /* non-blocking tree barrier (see transport.c) */
+  long long epoch;   /* barriers started so far */
+  int bar_up[2];     /* arrivals from children, by epoch parity */
+  int bar_down[2];   /* release from the parent received, by epoch parity */
+  int bar_active, bar_up_sent;
+} bal__tp;
+
+/* Bind to a (private) communicator. Returns BAL_OK or BAL_ENOMEM. */
+int bal__tp_init(bal__tp *tp, MPI_Comm comm);
+void bal__tp_free(bal__tp *tp);
+/* Zero the counters (messages, bytes, peers) at the start of a run. */
+void bal__tp_reset_stats(bal__tp *tp);
+
+/* Send len bytes to dest with tag; takes ownership of buf (malloc'd or NULL
+ * when len is 0) in every case. Returns BAL_OK, BAL_ENOMEM or BAL_EMPI. */
+int bal__tp_send_msg(bal__tp *tp, int dest, int tag, void *buf, size_t len);
+
+/* Receive one pending message if any: returns 1 and fills the outputs (buf
+ * is malloc'd, NULL when *len is 0; the caller frees it), 0 if none is
+ * pending, or a negative BAL_E* code. */
+int bal__tp_recv_msg(bal__tp *tp, int *src, int *tag, void **buf, size_t *len);
+
+/* Complete finished sends; returns BAL_OK or BAL_EMPI. */
+int bal__tp_progress(bal__tp *tp);
+/* Wait for every outstanding send (all of them are known to be matched). */
+int bal__tp_wait_sends(bal__tp *tp);
+
+/* Non-blocking barrier: start, then test until *done. It is a binary-tree
+ * barrier over point-to-point messages on the same communicator (handled
+ * inside bal__tp_recv_msg, so the caller must keep receiving), not
+ * MPI_Ibarrier: SimGrid 3.32's MPI_Ibarrier completes on some ranks before
+ * all have entered. Its messages are not counted in the statistics. */
+int bal__tp_barrier_start(bal__tp *tp);
+int bal__tp_barrier_test(bal__tp *tp, int *done);
+
+#endif

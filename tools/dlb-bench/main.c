@@ -1,0 +1,598 @@
+/* ballast-dlb-bench: DLB_Bench (seed 000 §5.1) on the steal module.
+ * Each rank owns a share of independent tasks given by a distribution,
+ * every task "works" for a drawn duration (spin, sleep or simulated), all
+ * ranks run them with bal_steal_run(), and each owner checks every result
+ * (a checksum of the input): a missing, duplicated or wrong result fails
+ * the run. Reports parallel efficiency = sum of measured task times /
+ * (P * max resolution time). With --ranks P and outside mpirun, it
+ * relaunches itself under mpiexec. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include <ballast/ballast.h>
+#include <ballast/steal.h>
+
+#include "common/cli.h"
+#include "common/json.h"
+#include "report.h"
+#include "workload.h"
+
+#define PROG "ballast-dlb-bench"
+
+typedef enum { MODE_SPIN, MODE_SLEEP, MODE_SIMULATED } work_mode;
+static const char *mode_names[] = {"spin", "sleep", "simulated"};
+
+typedef struct opts {
+  dlb_params prm;
+  int npolicies;
+  bal_steal_policy policies[3];
+  const char *policy_arg;
+  work_mode mode;
+  int degree;
+  double steal_fraction;
+  double slice;
+  double poll_interval;
+  bool json;
+  const char *trace;
+  const char *plot;
+  long long ranks; /* --ranks, 0 if absent */
+} opts;
+
+typedef struct ctx {
+  bal_steal *s;
+  work_mode mode;
+  double slice;
+  int rank;
+  pthread_mutex_t mu;
+  dlb_event *ev;
+  long long nev, capev;
+  bool tracing;
+} ctx;
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: " PROG " [options]            (under mpirun/mpiexec)\n"
+          "       ballast dlb-bench --ranks P [options]  (launches mpiexec itself)\n\n"
+          "DLB_Bench: independent tasks with an imbalanced initial distribution, balanced\n"
+          "by Ballast's distributed work stealing; every result is checked by its owner.\n\n"
+          "  --ranks P              number of MPI ranks to launch (oversubscribed)\n"
+          "  --work-per-rank S      average seconds of work per rank (default 1)\n"
+          "  --tasks-per-rank N     average tasks per rank (default 100)\n"
+          "  --bytes-per-rank B     average input bytes per rank (default 65536)\n"
+          "  --spread X             task duration = mean * (1 + X*(2u-1)), X in [0,1] (default 0.5)\n"
+          "  --distribution D       gaussian (default: mu=5, sigma=0.5 over [0,10)), uniform,\n"
+          "                         single (all on rank 0), random\n"
+          "  --policy P             smallworld (default), random, none, or all (the three)\n"
+          "  --work-mode M          spin (busy loop), sleep (default; yields the CPU),\n"
+          "                         simulated (polling mode, work in slices; SMPI clock)\n"
+          "  --slice S              simulated mode: seconds between polls (default 0.001)\n"
+          "  --poll-interval S      sleep of an idle progress loop (default 0.0001)\n"
+          "  --degree D             overlay degree (default 0: 2*ceil(log2 P)+2)\n"
+          "  --steal-fraction F     share of a victim's tasks taken per theft (default 0.5)\n"
+          "  --seed S               workload and victim seed (default 1)\n"
+          "  --trace FILE.json      per-rank timeline of the last run (Chrome trace format)\n"
+          "  --plot FILE.png        initial and final work distribution (gnuplot)\n"
+          "  --json                 print one JSON object\n"
+          "  --help, --version\n");
+}
+
+static bool parse(int argc, char **argv, opts *o) {
+  memset(o, 0, sizeof *o);
+  o->prm = (dlb_params){1.0, 100, 65536, 0.5, DIST_GAUSSIAN, 1};
+  o->npolicies = 1;
+  o->policies[0] = BAL_STEAL_SMALLWORLD;
+  o->policy_arg = "smallworld";
+  o->mode = MODE_SLEEP;
+  o->steal_fraction = 0.5;
+  o->slice = 0.001;
+  o->poll_interval = 0.0001;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v;
+    int64_t n;
+    if (!strcmp(a, "--json")) {
+      o->json = true;
+      continue;
+    }
+#define VAL() \
+  if (!(v = cli_value(PROG, argc, argv, &i))) return false
+    if (!strcmp(a, "--ranks")) {
+      VAL();
+      if (!cli_parse_i64(PROG, a, v, 1, 1 << 20, &n)) return false;
+      o->ranks = n;
+    } else if (!strcmp(a, "--work-per-rank")) {
+      VAL();
+      if (!cli_parse_double(PROG, a, v, 0, 1e6, &o->prm.work_per_rank)) return false;
+    } else if (!strcmp(a, "--tasks-per-rank")) {
+      VAL();
+      if (!cli_parse_double(PROG, a, v, 0, 1e8, &o->prm.tasks_per_rank)) return false;
+    } else if (!strcmp(a, "--bytes-per-rank")) {
+      VAL();
+      if (!cli_parse_double(PROG, a, v, 0, 1e12, &o->prm.bytes_per_rank)) return false;
+    } else if (!strcmp(a, "--spread")) {
+      VAL();
+      if (!cli_parse_double(PROG, a, v, 0, 1, &o->prm.spread)) return false;
+    } else if (!strcmp(a, "--slice")) {
+      VAL();
+      if (!cli_parse_double(PROG, a, v, 1e-6, 10, &o->slice)) return false;
+    } else if (!strcmp(a, "--poll-interval")) {
+      VAL();
+      if (!cli_parse_double(PROG, a, v, 0, 1, &o->poll_interval)) return false;
+    } else if (!strcmp(a, "--steal-fraction")) {
+      VAL();
+      if (!cli_parse_double(PROG, a, v, 1e-9, 1, &o->steal_fraction)) return false;
+    } else if (!strcmp(a, "--degree")) {
+      VAL();
+      if (!cli_parse_i64(PROG, a, v, 0, 1 << 20, &n)) return false;
+      if (n == 1) {
+        fprintf(stderr, PROG ": --degree: must be 0 (automatic) or >= 2\n");
+        return false;
+      }
+      o->degree = (int)n;
+    } else if (!strcmp(a, "--seed")) {
+      VAL();
+      if (!cli_parse_u64(PROG, a, v, &o->prm.seed)) return false;
+    } else if (!strcmp(a, "--distribution")) {
+      VAL();
+      if (dlb_dist_parse(v, &o->prm.dist) != 0) {
+        fprintf(stderr, PROG ": --distribution: unknown '%s' (gaussian, uniform, single, random)\n", v);
+        return false;
+      }
+    } else if (!strcmp(a, "--policy")) {
+      VAL();
+      o->policy_arg = v;
+      if (!strcmp(v, "all")) {
+        o->npolicies = 3;
+        o->policies[0] = BAL_STEAL_NONE;
+        o->policies[1] = BAL_STEAL_RANDOM;
+        o->policies[2] = BAL_STEAL_SMALLWORLD;
+      } else if (bal_steal_policy_parse(v, &o->policies[0]) != BAL_OK) {
+        fprintf(stderr, PROG ": --policy: unknown '%s' (smallworld, random, none, all)\n", v);
+        return false;
+      } else {
+        o->npolicies = 1;
+      }
+    } else if (!strcmp(a, "--work-mode")) {
+      VAL();
+      int m = -1;
+      for (int k = 0; k < 3; k++)
+        if (!strcmp(v, mode_names[k])) m = k;
+      if (m < 0) {
+        fprintf(stderr, PROG ": --work-mode: unknown '%s' (spin, sleep, simulated)\n", v);
+        return false;
+      }
+      o->mode = (work_mode)m;
+    } else if (!strcmp(a, "--trace")) {
+      VAL();
+      o->trace = v;
+    } else if (!strcmp(a, "--plot")) {
+      VAL();
+      o->plot = v;
+    } else {
+      cli_unknown(PROG, a);
+      return false;
+    }
+  }
+  if (o->prm.tasks_per_rank <= 0 && o->prm.work_per_rank > 0) {
+    fprintf(stderr, PROG ": --tasks-per-rank: must be > 0 when there is work\n");
+    return false;
+  }
+  return true;
+}
+
+static bool under_mpirun(void) {
+  return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK") ||
+         getenv("MPI_LOCALNRANKS");
+}
+
+/* `--ranks P` outside mpirun: exec mpiexec -n P [--oversubscribe] SELF ARGS. */
+static int launch(int argc, char **argv, long long ranks) {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) {
+    fprintf(stderr, PROG ": cannot find my own executable to launch it\n");
+    return 2;
+  }
+  self[n] = '\0';
+  char np[32];
+  snprintf(np, sizeof np, "%lld", ranks);
+  char **args = calloc((size_t)argc + 8, sizeof *args);
+  int k = 0;
+  args[k++] = (char *)BALLAST_MPIEXEC;
+  args[k++] = (char *)"-n";
+  args[k++] = np;
+  if (BALLAST_MPIEXEC_OVERSUBSCRIBE) args[k++] = (char *)"--oversubscribe";
+  args[k++] = self;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--ranks")) {
+      i++;
+      continue;
+    }
+    args[k++] = argv[i];
+  }
+  args[k] = NULL;
+  if (geteuid() == 0) {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  }
+  execv(BALLAST_MPIEXEC, args);
+  fprintf(stderr, PROG ": cannot run %s\n", BALLAST_MPIEXEC);
+  free(args);
+  return 2;
+}
+
+static void on_event(void *arg, bal_steal_event ev, double t0, double t1, int peer) {
+  ctx *c = arg;
+  pthread_mutex_lock(&c->mu);
+  if (c->nev == c->capev) {
+    long long cap = c->capev ? 2 * c->capev : 4096;
+    dlb_event *n = realloc(c->ev, (size_t)cap * sizeof *n);
+    if (!n) {
+      pthread_mutex_unlock(&c->mu);
+      return;
+    }
+    c->ev = n;
+    c->capev = cap;
+  }
+  c->ev[c->nev++] = (dlb_event){(double)ev, t0, t1, (double)peer};
+  pthread_mutex_unlock(&c->mu);
+}
+
+static void spin_until(double end) {
+  while (MPI_Wtime() < end) {
+  }
+}
+
+static void sleep_for(double s) {
+  if (s <= 0) return;
+  struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+static int task(const void *input, size_t in_len, void *output, size_t out_cap, size_t *out_len,
+                void *arg) {
+  ctx *c = arg;
+  dlb_task_hdr h;
+  if (in_len < sizeof h || out_cap < sizeof(dlb_result)) return 1;
+  memcpy(&h, input, sizeof h);
+  double t0 = MPI_Wtime();
+  if (c->mode == MODE_SPIN) {
+    spin_until(t0 + h.seconds);
+  } else if (c->mode == MODE_SLEEP) {
+    sleep_for(h.seconds);
+  } else {
+    /* Simulated: the work advances the clock in slices (under SMPI,
+     * nanosleep is the simulated sleep), serving messages between them. */
+    double left = h.seconds;
+    while (left > 0) {
+      double step = left < c->slice ? left : c->slice;
+      sleep_for(step);
+      left -= step;
+      bal_steal_poll(c->s);
+    }
+  }
+  dlb_result r = {h.gid, dlb_checksum(input, in_len), MPI_Wtime() - t0, c->rank};
+  memcpy(output, &r, sizeof r);
+  *out_len = sizeof r;
+  return 0;
+}
+
+typedef struct run_out {
+  bal_steal_policy policy;
+  double efficiency, resolution_s, work_s, idle_mean_s;
+  long long attempts, thefts, given, messages, bytes, routed, route_msgs, results_bad, executions;
+  int peers_max, degree_max;
+  bool ok;
+  double *final_work; /* per rank, rank 0 only */
+} run_out;
+
+static int run_policy(const opts *o, bal_steal_policy pol, bool tracing, int rank, int p,
+                      const long long *counts, run_out *out, ctx *c) {
+  bal_steal_config cfg;
+  bal_steal_config_init(&cfg);
+  cfg.policy = pol;
+  cfg.overlay_degree = o->degree;
+  cfg.steal_fraction = o->steal_fraction;
+  cfg.poll_interval_s = o->poll_interval;
+  cfg.seed = o->prm.seed;
+  cfg.overlay_seed = o->prm.seed;
+  cfg.progress = o->mode == MODE_SIMULATED ? BAL_STEAL_PROGRESS_POLL : BAL_STEAL_PROGRESS_AUTO;
+  c->nev = 0;
+  c->tracing = tracing;
+  if (tracing) {
+    cfg.trace = on_event;
+    cfg.trace_arg = c;
+  }
+  int rc = bal_steal_create(MPI_COMM_WORLD, &cfg, &c->s);
+  if (rc != BAL_OK) {
+    fprintf(stderr, PROG ": rank %d: bal_steal_create: %s\n", rank, bal_strerror(rc));
+    return rc;
+  }
+  size_t len = dlb_input_len(&o->prm);
+  unsigned char *buf = malloc(len);
+  long long mine = counts[rank];
+  uint64_t first = dlb_first_gid(counts, rank);
+  uint64_t *sum = malloc((size_t)(mine ? mine : 1) * sizeof *sum);
+  if (!buf || !sum) return BAL_ENOMEM;
+  for (long long i = 0; i < mine; i++) {
+    sum[i] = dlb_make_input(&o->prm, first + (uint64_t)i, buf, len);
+    if ((rc = bal_steal_add_task(c->s, buf, len, NULL)) != BAL_OK) return rc;
+  }
+  free(buf);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  rc = bal_steal_run(c->s, task, sizeof(dlb_result), c);
+  double res = MPI_Wtime() - t0;
+  if (rc != BAL_OK) {
+    fprintf(stderr, PROG ": rank %d: bal_steal_run: %s\n", rank, bal_strerror(rc));
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  long long bad = 0;
+  double work = 0;
+  double *work_at = calloc((size_t)p, sizeof *work_at); /* work done per executing rank */
+  for (long long i = 0; i < mine; i++) {
+    const void *d;
+    size_t l;
+    int st;
+    dlb_result r;
+    if (bal_steal_result(c->s, i, &d, &l, &st) != BAL_OK || st != 0 || l != sizeof r) {
+      bad++;
+      continue;
+    }
+    memcpy(&r, d, sizeof r);
+    if (r.gid != first + (uint64_t)i || r.checksum != sum[i] || r.rank < 0 || r.rank >= p) {
+      bad++;
+      continue;
+    }
+    work += r.seconds;
+    work_at[r.rank] += r.seconds;
+  }
+  free(sum);
+  bal_steal_stats st;
+  bal_steal_stats_get(c->s, &st);
+  long long ll_in[9] = {bad, st.steal_attempts, st.thefts, st.tasks_given, st.messages_sent,
+                        st.bytes_sent, st.results_routed, st.executed_own + st.executed_stolen,
+                        st.route_messages};
+  long long ll_sum[9];
+  MPI_Reduce(ll_in, ll_sum, 9, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  double d_in[3] = {work, st.idle_s, 0}, d_sum[3];
+  MPI_Reduce(d_in, d_sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  double res_max = 0;
+  MPI_Reduce(&res, &res_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  int i_in[2] = {st.peers_contacted, st.overlay_degree}, i_max[2];
+  MPI_Reduce(i_in, i_max, 2, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+  double *final = rank == 0 ? calloc((size_t)p, sizeof *final) : NULL;
+  MPI_Reduce(work_at, final, p, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  free(work_at);
+  if (rank == 0) {
+    long long total = 0;
+    for (int r = 0; r < p; r++) total += counts[r];
+    out->policy = pol;
+    out->results_bad = ll_sum[0];
+    out->attempts = ll_sum[1];
+    out->thefts = ll_sum[2];
+    out->given = ll_sum[3];
+    out->messages = ll_sum[4];
+    out->bytes = ll_sum[5];
+    out->routed = ll_sum[6];
+    out->executions = ll_sum[7];
+    out->route_msgs = ll_sum[8];
+    out->work_s = d_sum[0];
+    out->idle_mean_s = d_sum[1] / p;
+    out->resolution_s = res_max;
+    out->efficiency = res_max > 0 ? d_sum[0] / (p * res_max) : 0;
+    out->peers_max = i_max[0];
+    out->degree_max = i_max[1];
+    out->ok = out->results_bad == 0 && out->executions == total;
+    out->final_work = final;
+  }
+  return BAL_OK;
+}
+
+/* Gather the last run's events to rank 0 and write the trace. */
+static bool gather_trace(const opts *o, ctx *c, int rank, int p, const char *policy) {
+  int n = (int)(c->nev * 4 > INT_MAX ? INT_MAX / 4 : c->nev);
+  int *counts = rank == 0 ? malloc((size_t)p * sizeof *counts) : NULL;
+  MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  int *displs = NULL, *rcounts = NULL;
+  dlb_event *all = NULL;
+  int *rank_of = NULL;
+  long long total = 0;
+  if (rank == 0) {
+    displs = malloc((size_t)p * sizeof *displs);
+    rcounts = malloc((size_t)p * sizeof *rcounts);
+    for (int r = 0; r < p; r++) {
+      displs[r] = (int)(total * 4);
+      rcounts[r] = counts[r] * 4;
+      total += counts[r];
+    }
+    all = malloc((size_t)(total ? total : 1) * sizeof *all);
+    rank_of = malloc((size_t)(total ? total : 1) * sizeof *rank_of);
+    long long k = 0;
+    for (int r = 0; r < p; r++)
+      for (int i = 0; i < counts[r]; i++) rank_of[k++] = r;
+  }
+  MPI_Gatherv(c->ev, n * 4, MPI_DOUBLE, all, rcounts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  bool ok = true;
+  if (rank == 0) ok = dlb_write_trace(o->trace, all, rank_of, total, p, policy);
+  free(counts);
+  free(displs);
+  free(rcounts);
+  free(all);
+  free(rank_of);
+  return ok;
+}
+
+static void print_json(const opts *o, int p, long long tasks, const run_out *runs, int nruns,
+                       bool ok) {
+  json_writer j;
+  json_init(&j, stdout);
+  json_object_begin(&j, NULL);
+  const run_out *last = &runs[nruns - 1];
+  json_double(&j, "efficiency", last->efficiency);
+  json_double(&j, "resolution_s", last->resolution_s);
+  json_int(&j, "ranks", p);
+  json_string(&j, "policy", o->policy_arg);
+  json_int(&j, "tasks", tasks);
+  json_bool(&j, "results_ok", ok);
+  json_int(&j, "steal_attempts", last->attempts);
+  json_int(&j, "thefts", last->thefts);
+  json_int(&j, "peers_max", last->peers_max);
+  json_double(&j, "work_per_rank", o->prm.work_per_rank);
+  json_double(&j, "tasks_per_rank", o->prm.tasks_per_rank);
+  json_double(&j, "bytes_per_rank", o->prm.bytes_per_rank);
+  json_int(&j, "task_input_bytes", (int64_t)dlb_input_len(&o->prm));
+  json_double(&j, "spread", o->prm.spread);
+  json_string(&j, "distribution", dlb_dist_name(o->prm.dist));
+  json_string(&j, "work_mode", mode_names[o->mode]);
+  json_double(&j, "slice", o->slice);
+  json_double(&j, "poll_interval", o->poll_interval);
+  json_int(&j, "degree", o->degree);
+  json_double(&j, "steal_fraction", o->steal_fraction);
+  json_uint(&j, "seed", o->prm.seed);
+  json_string(&j, "trace", o->trace);
+  json_string(&j, "plot", o->plot);
+  json_array_begin(&j, "runs");
+  for (int k = 0; k < nruns; k++) {
+    const run_out *r = &runs[k];
+    json_object_begin(&j, NULL);
+    json_string(&j, "policy", bal_steal_policy_name(r->policy));
+    json_double(&j, "efficiency", r->efficiency);
+    json_double(&j, "resolution_s", r->resolution_s);
+    json_double(&j, "work_s", r->work_s);
+    json_double(&j, "idle_mean_s", r->idle_mean_s);
+    json_bool(&j, "results_ok", r->ok);
+    json_int(&j, "results_bad", r->results_bad);
+    json_int(&j, "executions", r->executions);
+    json_int(&j, "steal_attempts", r->attempts);
+    json_int(&j, "thefts", r->thefts);
+    json_int(&j, "tasks_moved", r->given);
+    json_int(&j, "results_routed", r->routed);
+    json_int(&j, "result_messages", r->route_msgs);
+    json_int(&j, "messages", r->messages);
+    json_int(&j, "bytes_moved", r->bytes);
+    json_int(&j, "peers_max", r->peers_max);
+    json_int(&j, "overlay_degree_max", r->degree_max);
+    json_object_end(&j);
+  }
+  json_array_end(&j);
+  json_object_end(&j);
+  json_finish(&j);
+}
+
+static void print_table(const opts *o, int p, long long tasks, const run_out *runs, int nruns) {
+  printf("DLB_Bench: %d ranks, %lld tasks, %s distribution, %.3g s work/rank, %s mode, seed %llu\n",
+         p, tasks, dlb_dist_name(o->prm.dist), o->prm.work_per_rank, mode_names[o->mode],
+         (unsigned long long)o->prm.seed);
+  printf("%-11s %10s %12s %9s %9s %9s %11s %10s %10s %8s\n", "policy", "efficiency",
+         "resolution_s", "work_s", "attempts", "thefts", "tasks_moved", "peers_max", "messages",
+         "results");
+  for (int k = 0; k < nruns; k++) {
+    const run_out *r = &runs[k];
+    printf("%-11s %10.3f %12.3f %9.2f %9lld %9lld %11lld %10d %10lld %8s\n",
+           bal_steal_policy_name(r->policy), r->efficiency, r->resolution_s, r->work_s,
+           r->attempts, r->thefts, r->given, r->peers_max, r->messages, r->ok ? "ok" : "WRONG");
+  }
+}
+
+int main(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage(stdout);
+      return 0;
+    }
+    if (!strcmp(argv[i], "--version")) {
+      cli_print_version(PROG);
+      return 0;
+    }
+  }
+  opts o;
+  if (!parse(argc, argv, &o)) return 2;
+  if (o.ranks > 0 && !under_mpirun()) return launch(argc, argv, o.ranks);
+
+  int provided, rank, p;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  if (o.ranks > 0 && o.ranks != p) {
+    if (rank == 0) fprintf(stderr, PROG ": --ranks %lld but running on %d ranks\n", o.ranks, p);
+    MPI_Finalize();
+    return 2;
+  }
+  long long *counts = malloc((size_t)p * sizeof *counts);
+  dlb_counts(&o.prm, p, counts);
+  long long tasks = 0;
+  for (int r = 0; r < p; r++) tasks += counts[r];
+
+  ctx c = {.mode = o.mode, .slice = o.slice, .rank = rank};
+  pthread_mutex_init(&c.mu, NULL);
+  run_out runs[3];
+  memset(runs, 0, sizeof runs);
+  bool ok = true;
+  for (int k = 0; k < o.npolicies; k++) {
+    bool last = k == o.npolicies - 1;
+    if (run_policy(&o, o.policies[k], last && o.trace, rank, p, counts, &runs[k], &c) != BAL_OK)
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    if (last && o.trace && !gather_trace(&o, &c, rank, p, bal_steal_policy_name(o.policies[k])))
+      ok = false;
+    bal_steal_destroy(c.s);
+    c.s = NULL;
+    if (rank == 0 && !runs[k].ok) {
+      fprintf(stderr,
+              PROG ": policy %s: RESULTS WRONG: %lld missing or wrong results, %lld executions "
+                   "for %lld tasks\n",
+              bal_steal_policy_name(o.policies[k]), runs[k].results_bad, runs[k].executions, tasks);
+      ok = false;
+    }
+  }
+  if (rank == 0) {
+    if (o.plot) {
+      double *initial = calloc((size_t)p, sizeof *initial);
+      size_t len = dlb_input_len(&o.prm);
+      unsigned char *buf = malloc(len);
+      uint64_t g = 0;
+      for (int r = 0; r < p; r++)
+        for (long long i = 0; i < counts[r]; i++, g++) {
+          dlb_make_input(&o.prm, g, buf, len);
+          dlb_task_hdr h;
+          memcpy(&h, buf, sizeof h);
+          initial[r] += h.seconds;
+        }
+      free(buf);
+      const double *series[3];
+      const char *names[3];
+      for (int k = 0; k < o.npolicies; k++) {
+        series[k] = runs[k].final_work;
+        names[k] = bal_steal_policy_name(runs[k].policy);
+      }
+      if (!dlb_write_plot(o.plot, p, initial, o.npolicies, series, names)) ok = false;
+      free(initial);
+    }
+    bool results_ok = true;
+    for (int k = 0; k < o.npolicies; k++) results_ok = results_ok && runs[k].ok;
+    if (o.json)
+      print_json(&o, p, tasks, runs, o.npolicies, results_ok);
+    else {
+      print_table(&o, p, tasks, runs, o.npolicies);
+      if (o.plot) printf("work distribution plot: %s\n", o.plot);
+      if (o.trace) printf("timeline (Chrome trace, open in https://ui.perfetto.dev): %s\n", o.trace);
+    }
+    for (int k = 0; k < o.npolicies; k++) free(runs[k].final_work);
+  }
+  free(counts);
+  free(c.ev);
+  int okv = ok, all_ok = 1;
+  MPI_Allreduce(&okv, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return all_ok ? 0 : 1;
+}

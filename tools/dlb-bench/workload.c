@@ -1,0 +1,99 @@
+/* DLB_Bench workload generation (see workload.h). */
+#include "workload.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t mix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+static double unit(uint64_t x) { return (double)(mix(x) >> 11) * 0x1.0p-53; }
+
+static const char *names[] = {"gaussian", "uniform", "single", "random"};
+
+const char *dlb_dist_name(dlb_dist d) { return names[d]; }
+
+int dlb_dist_parse(const char *name, dlb_dist *out) {
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(name, names[i])) {
+      *out = (dlb_dist)i;
+      return 0;
+    }
+  return -1;
+}
+
+void dlb_counts(const dlb_params *prm, int p, long long *counts) {
+  double *w = malloc((size_t)p * sizeof *w);
+  double total_w = 0;
+  for (int r = 0; r < p; r++) {
+    double x = 10.0 * (r + 0.5) / p;
+    switch (prm->dist) {
+    /* μ = 5, σ = 0.5 over x in [0, 10): ranks within ±1σ (10% of them)
+     * hold ~68% of the tasks. */
+    case DIST_GAUSSIAN: w[r] = exp(-0.5 * (x - 5.0) * (x - 5.0) / 0.25); break;
+    case DIST_UNIFORM: w[r] = 1.0; break;
+    case DIST_SINGLE: w[r] = r == 0; break;
+    case DIST_RANDOM: w[r] = unit(prm->seed * 0x100000001B3ull + (uint64_t)r); break;
+    }
+    total_w += w[r];
+  }
+  if (total_w <= 0) {
+    for (int r = 0; r < p; r++) w[r] = 1.0;
+    total_w = p;
+  }
+  long long total = llround(prm->tasks_per_rank * p), given = 0;
+  double *frac = malloc((size_t)p * sizeof *frac);
+  for (int r = 0; r < p; r++) {
+    double exact = (double)total * w[r] / total_w;
+    counts[r] = (long long)floor(exact);
+    frac[r] = exact - (double)counts[r];
+    given += counts[r];
+  }
+  /* largest remainders get the leftover tasks (ties: lower rank) */
+  while (given < total) {
+    int best = 0;
+    for (int r = 1; r < p; r++)
+      if (frac[r] > frac[best]) best = r;
+    counts[best]++;
+    frac[best] = -1;
+    given++;
+  }
+  free(frac);
+  free(w);
+}
+
+uint64_t dlb_first_gid(const long long *counts, int r) {
+  uint64_t g = 0;
+  for (int i = 0; i < r; i++) g += (uint64_t)counts[i];
+  return g;
+}
+
+size_t dlb_input_len(const dlb_params *prm) {
+  double per = prm->tasks_per_rank > 0 ? prm->bytes_per_rank / prm->tasks_per_rank : 0;
+  size_t n = (size_t)per;
+  return n < sizeof(dlb_task_hdr) ? sizeof(dlb_task_hdr) : n;
+}
+
+uint64_t dlb_checksum(const void *p, size_t n) {
+  const unsigned char *b = p;
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+uint64_t dlb_make_input(const dlb_params *prm, uint64_t gid, unsigned char *buf, size_t len) {
+  uint64_t key = prm->seed ^ mix(gid + 0x51ED);
+  double mean = prm->tasks_per_rank > 0 ? prm->work_per_rank / prm->tasks_per_rank : 0;
+  dlb_task_hdr h = {gid, mean * (1.0 + prm->spread * (2.0 * unit(key) - 1.0))};
+  memcpy(buf, &h, sizeof h);
+  uint64_t x = mix(key + 1);
+  for (size_t i = sizeof h; i < len; i++) {
+    if ((i & 7) == 0) x = mix(x);
+    buf[i] = (unsigned char)(x >> (8 * (i & 7)));
+  }
+  return dlb_checksum(buf, len);
+}

@@ -1,0 +1,48 @@
+/* DLB_Bench workload: how many tasks each rank owns and how long each task
+ * works, as in seed 000 §5.1. A pure function of the parameters and the
+ * seed, so every rank computes the same distribution without talking. */
+#ifndef DLB_WORKLOAD_H
+#define DLB_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { DIST_GAUSSIAN, DIST_UNIFORM, DIST_SINGLE, DIST_RANDOM } dlb_dist;
+
+typedef struct dlb_params {
+  double work_per_rank;   /* seconds */
+  double tasks_per_rank;  /* average */
+  double bytes_per_rank;  /* input bytes, average */
+  double spread;          /* task duration = mean * (1 + spread * (2u - 1)) */
+  dlb_dist dist;
+  uint64_t seed;
+} dlb_params;
+
+/* Header at the start of every task input (the rest is payload). */
+typedef struct dlb_task_hdr {
+  uint64_t gid;   /* global task number */
+  double seconds; /* work to do */
+} dlb_task_hdr;
+
+/* Result of a task, checked by its owner. */
+typedef struct dlb_result {
+  uint64_t gid;
+  uint64_t checksum; /* FNV-1a of the whole input */
+  double seconds;    /* measured work */
+  int64_t rank;      /* where it ran */
+} dlb_result;
+
+const char *dlb_dist_name(dlb_dist d);
+int dlb_dist_parse(const char *name, dlb_dist *out);
+
+/* Tasks owned by each of p ranks (counts[p], sum = round(p * tasks_per_rank)). */
+void dlb_counts(const dlb_params *prm, int p, long long *counts);
+/* First global id of rank r's tasks given counts. */
+uint64_t dlb_first_gid(const long long *counts, int r);
+/* Task input length in bytes (header included). */
+size_t dlb_input_len(const dlb_params *prm);
+/* Fill the input of task gid (len bytes) and return its checksum. */
+uint64_t dlb_make_input(const dlb_params *prm, uint64_t gid, unsigned char *buf, size_t len);
+uint64_t dlb_checksum(const void *p, size_t n);
+
+#endif
