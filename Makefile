@@ -1,12 +1,13 @@
 # Thin wrapper over CMake for the two quick-start commands and CI.
-#   make demo   install deps, build, run the main demo
+#   make demo   install deps, build, run the main demo (DLB_Bench, 16 MPI ranks)
+#   make demo-for  the bal_for benchmark against OpenMP and TBB
 #   make check  install deps, build, run the whole test suite
 # Variables: BUILD_DIR, CMAKE_ARGS (e.g. CMAKE_ARGS=-DBALLAST_WERROR=ON), JOBS.
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build check demo install clean
+.PHONY: all deps build check demo demo-for install clean
 
 all: build
 
@@ -20,7 +21,16 @@ build: deps
 check: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
+# The showcase: DLB_Bench on 16 local MPI ranks (sleep-emulated work) for the
+# policies none, random and smallworld side by side, with a work-distribution
+# plot and a Chrome/Perfetto timeline (~20 s).
 demo: build
+	$(BUILD_DIR)/tools/ballast dlb-bench --ranks 16 --policy all --distribution gaussian \
+	  --work-mode sleep --work-per-rank 2 --tasks-per-rank 200 \
+	  --plot $(BUILD_DIR)/dlb-bench-distribution.png --trace $(BUILD_DIR)/dlb-bench-trace.json
+
+# bal_for against OpenMP and TBB schedules (~2 min).
+demo-for: build
 	$(BUILD_DIR)/tools/ballast for-bench
 
 install: build
