@@ -1,0 +1,151 @@
+/* Results: a finished task's result is stored if this rank owns the task,
+ * otherwise appended to the buffer of its next hop toward the owner
+ * (bal_overlay_next_hop()), so that results heading the same way share
+ * messages. A buffer is sent once full, once its oldest result is old, or
+ * whenever this rank has no task to run. */
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ballast/overlay.h>
+
+#include "core/clock.h"
+#include "core/log.h"
+#include "steal_internal.h"
+#include "transport.h"
+
+/* Largest result batch (the MPI count is an int). */
+#define ROUTE_MAX_BYTES ((size_t)INT_MAX - 4096)
+
+static void store_own(bal_steal *s, int status, long long idx, size_t len, unsigned char *data) {
+  if (idx < 0 || idx >= s->own_n || s->res_have[idx]) {
+    bal__log(BAL_LOG_ERROR, "steal", "rank %d: unexpected result for task %lld", s->rank, idx);
+    free(data);
+    return;
+  }
+  s->res_have[idx] = 1;
+  s->res_status[idx] = status;
+  s->res_len[idx] = len;
+  s->res_data[idx] = data;
+  s->own_home++;
+  if (status != 0) s->st.failed++;
+}
+
+static int hop_of(bal_steal *s, int owner) {
+  if (s->next_hop[owner] < 0) {
+    int64_t h = bal_overlay_next_hop(s->ov, s->rank, owner);
+    if (h < 0) return (int)h;
+    s->next_hop[owner] = (int)h;
+  }
+  return s->next_hop[owner];
+}
+
+static int route_flush(bal_steal *s, int dest) {
+  bal__route_buf *b = &s->rb[dest];
+  if (b->len == 0) return BAL_OK;
+  unsigned char *buf = b->buf;
+  size_t len = b->len;
+  s->st.results_routed += b->n;
+  s->st.route_messages++;
+  b->buf = NULL;
+  b->len = b->cap = 0;
+  b->n = 0;
+  for (int i = 0; i < s->nactive; i++)
+    if (s->active[i] == dest) {
+      s->active[i] = s->active[--s->nactive];
+      break;
+    }
+  if (s->cfg.trace) {
+    double t = bal__steal_secs(s, bal__now_ns());
+    s->cfg.trace(s->cfg.trace_arg, BAL_STEAL_EV_ROUTE, t, t, dest);
+  }
+  return bal__tp_send_msg(&s->tp, dest, BAL__TAG_RESULTS, buf, len);
+}
+
+/* Append a result for another rank to the buffer of its next hop; takes data. */
+static int route_append(bal_steal *s, int owner, int status, long long idx, size_t len,
+                        unsigned char *data) {
+  int dest = hop_of(s, owner);
+  if (dest < 0) {
+    free(data);
+    return dest;
+  }
+  bal__route_buf *b = &s->rb[dest];
+  size_t need = sizeof(bal__wire_hdr) + len;
+  if (b->len > 0 && b->len + need > ROUTE_MAX_BYTES) {
+    int rc = route_flush(s, dest);
+    if (rc != BAL_OK) {
+      free(data);
+      return rc;
+    }
+  }
+  if (b->len + need > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + need) cap *= 2;
+    unsigned char *n = realloc(b->buf, cap);
+    if (!n) {
+      free(data);
+      return BAL_ENOMEM;
+    }
+    b->buf = n;
+    b->cap = cap;
+  }
+  if (b->len == 0) {
+    b->t_first = bal__now_ns();
+    s->active[s->nactive++] = dest;
+  }
+  bal__wire_hdr h = {owner, status, idx, len};
+  memcpy(b->buf + b->len, &h, sizeof h);
+  if (len) memcpy(b->buf + b->len + sizeof h, data, len);
+  b->len += need;
+  b->n++;
+  free(data);
+  return BAL_OK;
+}
+
+int bal__deliver(bal_steal *s, int owner, int status, long long idx, size_t len,
+                 unsigned char *data) {
+  if (owner == s->rank) {
+    store_own(s, status, idx, len, data);
+    return BAL_OK;
+  }
+  return route_append(s, owner, status, idx, len, data);
+}
+
+int bal__handle_results(bal_steal *s, unsigned char *buf, size_t len) {
+  size_t off = 0;
+  while (off < len) {
+    bal__wire_hdr h;
+    if (off + sizeof h > len) return BAL_EMPI;
+    memcpy(&h, buf + off, sizeof h);
+    off += sizeof h;
+    if (h.len > len - off || h.owner < 0 || h.owner >= s->size) return BAL_EMPI;
+    unsigned char *d = NULL;
+    if (h.len) {
+      if (!(d = malloc(h.len))) return BAL_ENOMEM;
+      memcpy(d, buf + off, h.len);
+    }
+    off += h.len;
+    int rc = bal__deliver(s, h.owner, h.status, h.idx, (size_t)h.len, d);
+    if (rc != BAL_OK) return rc;
+  }
+  return BAL_OK;
+}
+
+int bal__route_flush_due(bal_steal *s, bool idle, int64_t now) {
+  int act = 0;
+  int64_t flush_ns = (int64_t)(s->cfg.route_flush_s * 1e9);
+  for (int i = s->nactive - 1; i >= 0; i--) {
+    if (i >= s->nactive) continue;
+    int d = s->active[i];
+    bal__route_buf *b = &s->rb[d];
+    if (idle || b->len >= s->cfg.route_buffer_bytes || now - b->t_first >= flush_ns) {
+      int rc = route_flush(s, d);
+      if (rc != BAL_OK) return rc;
+      act = 1;
+    }
+  }
+  return act;
+}

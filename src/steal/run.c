@@ -1,0 +1,210 @@
+/* bal_steal_run(): one progress loop per rank does all communication
+ * (progress_once); tasks run on a worker thread (THREAD mode) or between
+ * polls on the calling thread (POLL mode, where a task may also call
+ * bal_steal_poll()). */
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/clock.h"
+#include "steal_internal.h"
+#include "transport.h"
+
+/* One round of communication; returns >0 if anything happened, 0 if idle,
+ * or a negative error. */
+static int progress_once(bal_steal *s) {
+  int act = 0, rc;
+  for (int m = 0; m < 64; m++) {
+    int src, tag;
+    void *buf;
+    size_t len;
+    rc = bal__tp_recv_msg(&s->tp, &src, &tag, &buf, &len);
+    if (rc < 0) return rc;
+    if (rc == 0) break;
+    act = 1;
+    if (tag == BAL__TAG_REQ)
+      rc = bal__handle_request(s, src);
+    else if (tag == BAL__TAG_TASKS)
+      rc = bal__handle_tasks(s, src, buf, len);
+    else if (tag == BAL__TAG_RESULTS)
+      rc = bal__handle_results(s, buf, len);
+    else
+      rc = BAL_EMPI;
+    free(buf);
+    if (rc != BAL_OK) return rc;
+  }
+
+  pthread_mutex_lock(&s->mu);
+  bal__result *done = s->done;
+  size_t ndone = s->ndone;
+  int werr = s->err;
+  s->done = NULL;
+  s->ndone = s->capdone = 0;
+  bool empty = bal__q_size(s) == 0;
+  bool idle = empty && !s->worker_busy;
+  pthread_mutex_unlock(&s->mu);
+  if (werr) {
+    for (size_t i = 0; i < ndone; i++) free(done[i].data);
+    free(done);
+    return werr;
+  }
+  rc = BAL_OK;
+  for (size_t i = 0; i < ndone; i++) {
+    if (rc == BAL_OK)
+      rc = bal__deliver(s, done[i].owner, done[i].status, done[i].idx, done[i].len, done[i].data);
+    else
+      free(done[i].data);
+  }
+  free(done);
+  if (rc != BAL_OK) return rc;
+  if (ndone) act = 1;
+
+  int64_t now = bal__now_ns();
+  if ((rc = bal__steal_if_due(s, empty, now)) < 0) return rc;
+  if (rc) act = 1;
+  if ((rc = bal__route_flush_due(s, idle, now)) < 0) return rc;
+  if (rc) act = 1;
+  rc = bal__tp_progress(&s->tp);
+  if (rc != BAL_OK) return rc;
+
+  if ((rc = bal__term_step(s)) < 0) return rc;
+  if (rc) act = 1;
+  return act;
+}
+
+int bal_steal_poll(bal_steal *s) {
+  if (!s) return BAL_EINVAL;
+  if (s->mode != BAL_STEAL_PROGRESS_POLL || !s->in_task) return BAL_ENOTSUP;
+  s->in_task = false; /* a task function calling bal_steal_run() is refused */
+  int rc = progress_once(s);
+  s->in_task = true;
+  return rc < 0 ? rc : BAL_OK;
+}
+
+static void sleep_s(double t) {
+  if (t > 0) bal__sleep_ns((int64_t)(t * 1e9));
+}
+
+static int run_poll(bal_steal *s) {
+  while (s->phase < 4) {
+    int act = progress_once(s);
+    if (act < 0) return act;
+    pthread_mutex_lock(&s->mu);
+    bal__task t;
+    bool got = bal__pop_back(s, &t);
+    pthread_mutex_unlock(&s->mu);
+    if (got) {
+      bal__run_task(s, &t);
+      continue;
+    }
+    if (!act) {
+      int64_t a = bal__now_ns();
+      sleep_s(s->cfg.poll_interval_s);
+      if (s->phase < 2) {
+        int64_t b = bal__now_ns();
+        s->st.idle_s += (double)(b - a) * 1e-9;
+        if (s->cfg.trace)
+          s->cfg.trace(s->cfg.trace_arg, BAL_STEAL_EV_IDLE, bal__steal_secs(s, a),
+                       bal__steal_secs(s, b), -1);
+      }
+    }
+  }
+  return BAL_OK;
+}
+
+static int run_thread(bal_steal *s) {
+  pthread_t th;
+  if (pthread_create(&th, NULL, bal__worker_main, s) != 0) return BAL_ESYS;
+  int rc = BAL_OK;
+  while (s->phase < 4) {
+    int act = progress_once(s);
+    if (act < 0) {
+      rc = act;
+      break;
+    }
+    if (!act) {
+      pthread_mutex_lock(&s->mu);
+      if (s->ndone == 0 && s->cfg.poll_interval_s > 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        long ns = ts.tv_nsec + (long)(s->cfg.poll_interval_s * 1e9);
+        ts.tv_sec += ns / 1000000000L;
+        ts.tv_nsec = ns % 1000000000L;
+        pthread_cond_timedwait(&s->prog_cv, &s->mu, &ts);
+      }
+      pthread_mutex_unlock(&s->mu);
+    }
+  }
+  pthread_mutex_lock(&s->mu);
+  s->stop = true;
+  pthread_cond_signal(&s->work_cv);
+  pthread_mutex_unlock(&s->mu);
+  pthread_join(th, NULL);
+  return rc;
+}
+
+int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg) {
+  if (!s || !fn || max_out >= (size_t)INT_MAX - 64) return BAL_EINVAL;
+  if (s->in_task || s->running) return BAL_EBUSY;
+  if (s->ran) bal__new_phase(s);
+  int rc = BAL_ENOMEM;
+  long long n = s->own_n;
+  size_t nn = (size_t)(n ? n : 1);
+  s->res_data = calloc(nn, sizeof *s->res_data);
+  s->res_len = calloc(nn, sizeof *s->res_len);
+  s->res_status = calloc(nn, sizeof *s->res_status);
+  s->res_have = calloc(nn, 1);
+  s->scratch = malloc(max_out ? max_out : 1);
+  pthread_mutex_lock(&s->mu);
+  int qrc = bal__q_reserve(s, (size_t)n);
+  pthread_mutex_unlock(&s->mu);
+  if (!s->res_data || !s->res_len || !s->res_status || !s->res_have || !s->scratch || qrc) {
+    /* Every rank must take part in the barriers; a rank that cannot even
+     * start reports the error, the others would wait: MPI_Abort is the
+     * application's call, so fail before any message is sent. */
+    free(s->scratch);
+    s->scratch = NULL;
+    bal__free_results(s);
+    return rc;
+  }
+  memset(&s->st, 0, sizeof s->st);
+  bal__tp_reset_stats(&s->tp);
+  s->st.tasks_own = n;
+  s->st.overlay_degree = s->ov ? s->ov_degree : (s->cfg.policy == BAL_STEAL_RANDOM ? s->size - 1 : 0);
+  /* Own tasks in order: the owner pops the back, thieves take the front. */
+  for (long long i = 0; i < n; i++)
+    bal__q_push_back(s, (bal__task){s->rank, 0, i, s->own_len[i], s->own_in[i]});
+  s->fn = fn;
+  s->max_out = max_out;
+  s->arg = arg;
+  s->own_home = 0;
+  s->phase = 0;
+  s->outstanding = false;
+  s->backoff = 0;
+  s->stop = false;
+  s->worker_busy = false;
+  s->err = 0;
+  s->running = true;
+  s->t0 = bal__now_ns();
+  s->next_steal = s->t0;
+  rc = s->mode == BAL_STEAL_PROGRESS_THREAD ? run_thread(s) : run_poll(s);
+  if (rc == BAL_OK) rc = bal__tp_wait_sends(&s->tp);
+  int64_t t1 = bal__now_ns();
+  s->st.run_s = (double)(t1 - s->t0) * 1e-9;
+  s->st.messages_sent = s->tp.messages;
+  s->st.bytes_sent = s->tp.bytes;
+  s->st.peers_contacted = s->tp.npeers;
+  free(s->scratch);
+  s->scratch = NULL;
+  pthread_mutex_lock(&s->mu);
+  bal__q_clear(s);
+  for (size_t i = 0; i < s->ndone; i++) free(s->done[i].data);
+  s->ndone = 0;
+  pthread_mutex_unlock(&s->mu);
+  s->running = false;
+  s->ran = true;
+  return rc;
+}
