@@ -88,7 +88,7 @@ int bal__handle_tasks(bal_steal *s, int src, const unsigned char *buf, size_t le
     }
     memcpy(&h, buf + off, sizeof h);
     off += sizeof h;
-    if (h.len > len - off) {
+    if (h.len > len - off || h.owner < 0 || h.owner >= s->size) { /* as handle_results */
       rc = BAL_EMPI;
       break;
     }

@@ -30,7 +30,8 @@ typedef struct bal__tp {
   int bar_active, bar_up_sent;
 } bal__tp;
 
-/* Bind to a (private) communicator. Returns BAL_OK or BAL_ENOMEM. */
+/* Bind to a (private) communicator. Returns BAL_OK, BAL_ENOMEM, or BAL_EMPI
+ * if an MPI call fails. */
 int bal__tp_init(bal__tp *tp, MPI_Comm comm);
 void bal__tp_free(bal__tp *tp);
 /* Zero the counters (messages, bytes, peers) at the start of a run. */
