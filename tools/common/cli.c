@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 bool cli_parse_i64(const char *prog, const char *flag, const char *text, int64_t min,
                    int64_t max, int64_t *out) {
@@ -70,4 +71,14 @@ void cli_print_version(const char *prog) { printf("%s (Ballast %s)\n", prog, bal
 
 void cli_unknown(const char *prog, const char *arg) {
   fprintf(stderr, "%s: unknown argument '%s' (see --help)\n", prog, arg);
+}
+
+bool cli_temp_template(char *buf, size_t n, const char *name) {
+  const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir) dir = "/tmp";
+  int len = snprintf(buf, n, "%s/%s-", dir, name);
+  if (len < 0 || (size_t)len + 7 > n) return false;
+  memset(buf + len, 'X', 6); /* the part mkdtemp/mkstemp replace */
+  buf[len + 6] = '\0';
+  return true;
 }

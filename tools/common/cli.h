@@ -5,6 +5,7 @@
 #define BALLAST_TOOLS_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Parse `text`, the value of command-line flag `flag`, as an integer in
@@ -19,6 +20,11 @@ bool cli_parse_double(const char *prog, const char *flag, const char *text, doub
 /* For flags that take a value: return argv[*i + 1] and advance *i, or print
  * "PROG: FLAG needs a value" and return NULL. */
 const char *cli_value(const char *prog, int argc, char **argv, int *i);
+
+/* Fill buf with a template for mkdtemp()/mkstemp(): "$TMPDIR/NAME-" (or
+ * /tmp) followed by the six placeholder characters those functions replace.
+ * Returns false if it does not fit in n bytes. */
+bool cli_temp_template(char *buf, size_t n, const char *name);
 
 /* Print "PROG (Ballast X.Y.Z)" to stdout. */
 void cli_print_version(const char *prog);

@@ -1,6 +1,8 @@
 /* DLB_Bench pictures (see report.h). */
 #include "report.h"
 
+#include "common/cli.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +40,8 @@ bool dlb_write_trace(const char *path, const dlb_event *ev, const int *rank_of, 
 
 bool dlb_write_plot(const char *path, int ranks, const double *initial, int nseries,
                     const double *const *series, const char *const *names) {
-  char data[] = "/tmp/ballast-dlb-plot-XXXXXX";
-  int fd = mkstemp(data);
+  char data[1024];
+  int fd = cli_temp_template(data, sizeof data, "ballast-dlb-plot") ? mkstemp(data) : -1;
   if (fd < 0) {
     fprintf(stderr, "ballast-dlb-bench: --plot: cannot create a temporary file\n");
     return false;

@@ -1,5 +1,7 @@
 #include "plot.h"
 
+#include "common/cli.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -92,8 +94,8 @@ bool ov_plot(const char *png, const ov_stats *st, int64_t nodes, int degree, dou
                     "(install gnuplot-nox, see scripts/install-deps)\n");
     return false;
   }
-  char dir[] = "/tmp/ballast-overlay-plot-XXXXXX";
-  if (!mkdtemp(dir)) {
+  char dir[1024];
+  if (!cli_temp_template(dir, sizeof dir, "ballast-overlay-plot") || !mkdtemp(dir)) {
     fprintf(stderr, "ballast-overlay: --plot: cannot create a temporary directory: %s\n",
             strerror(errno));
     return false;
