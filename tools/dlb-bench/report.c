@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include "common/cli.h"
+#include "common/gnuplot.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,9 +54,9 @@ bool dlb_write_plot(const char *path, int ranks, const double *initial, int nser
     fprintf(d, "\n");
   }
   fclose(d);
-  FILE *g = popen("gnuplot 2>&1", "w");
+  /* gnuplot's messages go to stderr: stdout may carry the --json object. */
+  FILE *g = gnuplot_open("ballast-dlb-bench", "--plot");
   if (!g) {
-    fprintf(stderr, "ballast-dlb-bench: --plot: cannot run gnuplot\n");
     unlink(data);
     return false;
   }
@@ -67,11 +68,7 @@ bool dlb_write_plot(const char *path, int ranks, const double *initial, int nser
   for (int k = 0; k < nseries; k++)
     fprintf(g, ", '' using 1:%d with linespoints pt 7 ps 0.6 title 'executed: %s'", 3 + k, names[k]);
   fprintf(g, "\n");
-  int rc = pclose(g);
+  bool ok = gnuplot_close(g, "ballast-dlb-bench", "--plot");
   unlink(data);
-  if (rc != 0) {
-    fprintf(stderr, "ballast-dlb-bench: --plot: gnuplot failed writing '%s'\n", path);
-    return false;
-  }
-  return true;
+  return ok;
 }

@@ -1,36 +1,14 @@
 #include "plot.h"
 
 #include "common/cli.h"
+#include "common/gnuplot.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-/* Run argv, stdout/stderr of the child silenced when quiet; exit status or -1. */
-static int run(char *const argv[], bool quiet) {
-  fflush(stdout); /* or the child would repeat what is still buffered */
-  fflush(stderr);
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    int null = quiet ? open("/dev/null", O_WRONLY) : -1;
-    if (null >= 0) {
-      dup2(null, 1);
-      dup2(null, 2);
-    }
-    execvp(argv[0], argv);
-    _exit(127);
-  }
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 /* Shortcut-length bin b covers [2^b, 2^(b+1)), clipped at the largest ring
  * distance N/2: its width and its geometric middle. */
@@ -87,73 +65,69 @@ static double reference_scale(const ov_stats *st, double exponent, int64_t nodes
   return k ? exp(sum / k) : 1.0;
 }
 
-bool ov_plot(const char *png, const ov_stats *st, int64_t nodes, int degree, double exponent) {
-  char *gp_version[] = {"gnuplot", "--version", NULL};
-  if (run(gp_version, true) != 0) {
-    fprintf(stderr, "ballast-overlay: --plot needs gnuplot, which was not found on PATH "
-                    "(install gnuplot-nox, see scripts/install-deps)\n");
-    return false;
+/* Remove the data files and their directory. */
+static void remove_data(const char *dir) {
+  static const char *const files[] = {"hops.dat", "lengths.dat"};
+  char path[4096];
+  for (int i = 0; i < 2; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+    unlink(path);
   }
+  rmdir(dir);
+}
+
+bool ov_plot(const char *png, const ov_stats *st, int64_t nodes, int degree, double exponent) {
   char dir[1024];
   if (!cli_temp_template(dir, sizeof dir, "ballast-overlay-plot") || !mkdtemp(dir)) {
     fprintf(stderr, "ballast-overlay: --plot: cannot create a temporary directory: %s\n",
             strerror(errno));
     return false;
   }
-  bool ok = write_data(dir, st, nodes);
-  char script[4096 + 64];
-  snprintf(script, sizeof script, "%s/plot.gp", dir);
-  FILE *f = ok ? fopen(script, "w") : NULL;
-  if (f) {
-    fprintf(f,
-            "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-            "  set terminal pngcairo size 1200,500 noenhanced\n"
-            "} else {\n"
-            "  set terminal png size 1200,500 noenhanced\n"
-            "}\n"
-            "set output '%s'\n"
-            "set multiplot layout 1,2 title 'ballast overlay: N = %lld, degree %d, exponent %g'\n"
-            "set title 'route length over %lld random pairs'\n"
-            "set xlabel 'hops'\nset ylabel 'fraction of pairs'\n"
-            "set style fill solid 0.6\nset boxwidth 0.8\nset xtics 1\nset yrange [0:*]\n"
-            "set xrange [-0.5:%lld.5]\n",
-            png, (long long)nodes, degree, exponent, (long long)st->pairs, (long long)st->max_hops);
-    if (st->pairs > 0)
-      fprintf(f, "plot '%s/hops.dat' using 1:2 with boxes notitle\n", dir);
-    else
-      fprintf(f, "set yrange [0:1]\nset label 1 'no pairs routed' at graph 0.5,0.5 center\n"
-                 "plot -1 notitle\nunset label 1\n");
-    fprintf(f, "set title 'shortcut lengths (ring distance >= 2)'\n"
-               "set xlabel 'ring distance d'\nset ylabel 'probability density'\n");
-    if (has_lengths(st))
-      fprintf(f,
-              "set logscale xy\nset xtics auto\nset autoscale x\nset yrange [*:*]\n"
-              "set format y '%%.0e'\n"
-              "plot '%s/lengths.dat' using 1:2 with linespoints pt 7 title 'measured', "
-              "%.9g * x**(-%g) with lines dt 2 title 'd^-%g'\n",
-              dir, reference_scale(st, exponent, nodes), exponent, exponent);
-    else /* ring-only or complete graphs: nothing to draw */
-      fprintf(f, "set xrange [0:1]\nset yrange [0:1]\nunset xtics\nunset ytics\n"
-                 "set label 1 'no shortcuts longer than 1' at graph 0.5,0.5 center\n"
-                 "plot -1 notitle\n");
-    fprintf(f, "unset multiplot\n");
-    ok = fclose(f) == 0;
-  } else {
-    ok = false;
-  }
-  if (!ok) {
+  if (!write_data(dir, st, nodes)) {
     fprintf(stderr, "ballast-overlay: --plot: cannot write the plot data in %s\n", dir);
     return false;
   }
-  char *gp[] = {"gnuplot", script, NULL};
-  int status = run(gp, true);
-  char *rm[] = {"rm", "-rf", dir, NULL};
-  if (status != 0) {
-    fprintf(stderr,
-            "ballast-overlay: --plot: gnuplot failed (status %d); data and script kept in %s\n",
-            status, dir);
+  FILE *f = gnuplot_open("ballast-overlay", "--plot");
+  if (!f) {
+    remove_data(dir);
     return false;
   }
-  run(rm, true);
+  fprintf(f,
+          "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+          "  set terminal pngcairo size 1200,500 noenhanced\n"
+          "} else {\n"
+          "  set terminal png size 1200,500 noenhanced\n"
+          "}\n"
+          "set output '%s'\n"
+          "set multiplot layout 1,2 title 'ballast overlay: N = %lld, degree %d, exponent %g'\n"
+          "set title 'route length over %lld random pairs'\n"
+          "set xlabel 'hops'\nset ylabel 'fraction of pairs'\n"
+          "set style fill solid 0.6\nset boxwidth 0.8\nset xtics 1\nset yrange [0:*]\n"
+          "set xrange [-0.5:%lld.5]\n",
+          png, (long long)nodes, degree, exponent, (long long)st->pairs, (long long)st->max_hops);
+  if (st->pairs > 0)
+    fprintf(f, "plot '%s/hops.dat' using 1:2 with boxes notitle\n", dir);
+  else
+    fprintf(f, "set yrange [0:1]\nset label 1 'no pairs routed' at graph 0.5,0.5 center\n"
+               "plot -1 notitle\nunset label 1\n");
+  fprintf(f, "set title 'shortcut lengths (ring distance >= 2)'\n"
+             "set xlabel 'ring distance d'\nset ylabel 'probability density'\n");
+  if (has_lengths(st))
+    fprintf(f,
+            "set logscale xy\nset xtics auto\nset autoscale x\nset yrange [*:*]\n"
+            "set format y '%%.0e'\n"
+            "plot '%s/lengths.dat' using 1:2 with linespoints pt 7 title 'measured', "
+            "%.9g * x**(-%g) with lines dt 2 title 'd^-%g'\n",
+            dir, reference_scale(st, exponent, nodes), exponent, exponent);
+  else /* ring-only or complete graphs: nothing to draw */
+    fprintf(f, "set xrange [0:1]\nset yrange [0:1]\nunset xtics\nunset ytics\n"
+               "set label 1 'no shortcuts longer than 1' at graph 0.5,0.5 center\n"
+               "plot -1 notitle\n");
+  fprintf(f, "unset multiplot\n");
+  if (!gnuplot_close(f, "ballast-overlay", "--plot")) {
+    fprintf(stderr, "ballast-overlay: --plot: data kept in %s\n", dir);
+    return false;
+  }
+  remove_data(dir);
   return true;
 }

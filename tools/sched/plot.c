@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/gnuplot.h"
 #include "sched_tool.h"
 
 #define SIZE_BINS 14 /* 1, 2, 3-4, ..., 4097-8192, more */
@@ -51,12 +52,12 @@ static void accumulate(const bal_sched_result *r, cell c[SIZE_BINS][TIME_BINS]) 
   }
 }
 
+/* Messages name the flag and the output directory (see gnuplot.h). */
 static bool run_gnuplot(const char *script) {
-  FILE *g = popen("gnuplot 1>&2", "w") /* keep stdout for --json */;
+  FILE *g = gnuplot_open(SCHED_PROG, "--plot");
   if (!g) return false;
   fputs(script, g);
-  int st = pclose(g);
-  return st == 0;
+  return gnuplot_close(g, SCHED_PROG, "--plot");
 }
 
 static double ratio(double base, double run) {
@@ -178,11 +179,7 @@ bool sched_plot(const char *dir, const bal_sched_result *run, const bal_sched_re
     fprintf(stderr, "%s: --plot %s: %s\n", SCHED_PROG, dir, strerror(errno));
     return false;
   }
-  if (!heatmaps(dir, run, base, run_name, base_name) ||
-      !per_day(dir, run, base, run_name, base_name)) {
-    fprintf(stderr, "%s: --plot %s: gnuplot failed (is gnuplot installed?)\n", SCHED_PROG,
-            dir);
-    return false;
-  }
-  return true;
+  /* run_gnuplot has said what failed. */
+  return heatmaps(dir, run, base, run_name, base_name) &&
+         per_day(dir, run, base, run_name, base_name);
 }

@@ -1,0 +1,31 @@
+#include "gnuplot.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+/* While a script is written, a gnuplot that is missing or died must turn
+ * into an error at gnuplot_close(), not kill the program with SIGPIPE. */
+static void (*saved_sigpipe)(int) = SIG_DFL;
+
+FILE *gnuplot_open(const char *prog, const char *flag) {
+  fflush(stdout); /* or the child could repeat what is still buffered */
+  saved_sigpipe = signal(SIGPIPE, SIG_IGN);
+  FILE *g = popen("exec gnuplot 1>&2", "w");
+  if (!g) {
+    signal(SIGPIPE, saved_sigpipe);
+    fprintf(stderr, "%s: %s: cannot start gnuplot\n", prog, flag);
+  }
+  return g;
+}
+
+bool gnuplot_close(FILE *g, const char *prog, const char *flag) {
+  int status = pclose(g);
+  signal(SIGPIPE, saved_sigpipe);
+  if (status == 0) return true;
+  if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+    fprintf(stderr, "%s: %s needs gnuplot, which was not found on PATH "
+                    "(install gnuplot-nox, see scripts/install-deps)\n", prog, flag);
+  else
+    fprintf(stderr, "%s: %s: gnuplot failed (status %d)\n", prog, flag, status);
+  return false;
+}

@@ -1,0 +1,20 @@
+/* Drawing PNGs with gnuplot (Debian gnuplot-nox), shared by the tools: the
+ * program writes its data files, then a gnuplot script to the stream
+ * gnuplot_open() returns. */
+#ifndef BALLAST_TOOLS_GNUPLOT_H
+#define BALLAST_TOOLS_GNUPLOT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Start gnuplot reading a script from the returned stream. gnuplot's own
+ * output goes to stderr, so stdout stays clean for --json. Returns NULL,
+ * after printing "PROG: FLAG: ..." to stderr, if no process can be started. */
+FILE *gnuplot_open(const char *prog, const char *flag);
+
+/* End the script and wait for gnuplot. Returns true on success; otherwise
+ * prints "PROG: FLAG: ..." (saying to install gnuplot-nox when gnuplot is
+ * not on PATH) and returns false. */
+bool gnuplot_close(FILE *g, const char *prog, const char *flag);
+
+#endif
