@@ -1,12 +1,8 @@
 #include "kernels.h"
 
-#include <stdlib.h>
+#include "core/clock.h"
 
-double bench_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include <stdlib.h>
 
 /* Many short trials: on shared cores, some of them run undisturbed (a
  * scheduler time slice is a few ms). */
@@ -20,9 +16,9 @@ double kernel_calibrate_spin(void) {
   double best = 0;
   uint64_t x = 1;
   for (int t = 0; t < CALIBRATION_TRIALS; t++) {
-    double t0 = bench_now();
+    double t0 = bal__now_s();
     x = kernel_spin(x, iters);
-    double dt = bench_now() - t0;
+    double dt = bal__now_s() - t0;
     double rate = (double)iters / (dt * 1e9);
     if (rate > best) best = rate;
   }
@@ -35,9 +31,9 @@ double kernel_calibrate_tiny(void) {
   double best = 1e30;
   uint64_t x = 1;
   for (int t = 0; t < CALIBRATION_TRIALS; t++) {
-    double t0 = bench_now();
+    double t0 = bal__now_s();
     for (int64_t i = 0; i < n; i++) x = kernel_tiny(x, i);
-    double dt = bench_now() - t0;
+    double dt = bal__now_s() - t0;
     double per = dt * 1e9 / (double)n;
     if (per < best) best = per;
   }
@@ -53,9 +49,9 @@ static int cmp_double(const void *a, const void *b) {
 double kernel_sleep_overshoot_ns(int64_t ns) {
   double v[21];
   for (int t = 0; t < 21; t++) {
-    double t0 = bench_now();
+    double t0 = bal__now_s();
     kernel_sleep(0, ns);
-    v[t] = (bench_now() - t0) * 1e9 - (double)ns;
+    v[t] = (bal__now_s() - t0) * 1e9 - (double)ns;
   }
   qsort(v, 21, sizeof v[0], cmp_double);
   return v[10];

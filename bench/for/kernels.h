@@ -90,9 +90,6 @@ double kernel_calibrate_tiny(void);
  * 21 sleeps): the timer's cost that no schedule can avoid. */
 double kernel_sleep_overshoot_ns(int64_t ns);
 
-/* Monotonic clock in seconds. */
-double bench_now(void);
-
 #ifdef __cplusplus
 }
 #endif

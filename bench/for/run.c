@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "core/clock.h"
 #include "schedules.h"
 
 const char *const sched_names[S_COUNT] = {
@@ -66,9 +67,9 @@ static void shuffle(int *v, int n, uint64_t *state) {
 /* One timed run; checks that every item ran exactly once in total. */
 static double timed_run(int s, const bench_job *job) {
   memset(job->acc, 0, sizeof(acc_slot) * (size_t)job->threads);
-  double t0 = bench_now();
+  double t0 = bal__now_s();
   run_schedule(s, job);
-  double dt = bench_now() - t0;
+  double dt = bal__now_s() - t0;
   int64_t items = 0;
   for (int t = 0; t < job->threads; t++) items += job->acc[t].items;
   if (items != job->n) {

@@ -1,5 +1,7 @@
 #include "workloads.h"
 
+#include "core/rng.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -16,12 +18,6 @@ bool workload_parse(const char *name, workload_id *out) {
   return false;
 }
 
-static uint64_t splitmix64(uint64_t *s) {
-  uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
-  z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-  z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-  return z ^ (z >> 31);
-}
 
 /* Gaussian bump b + a*g(x), x = item position in [-0.5, 0.5), sigma 0.025:
  * b and a are solved so that the mean is 1 and the central n/10 items carry
@@ -60,7 +56,7 @@ void workload_shape(workload_id w, int64_t n, uint64_t seed, double *s) {
     uint64_t st = seed;
     double sum = 0;
     for (int64_t i = 0; i < n; i++) {
-      double u = (double)(splitmix64(&st) >> 11) * 0x1.0p-53; /* [0, 1) */
+      double u = (double)(bal__splitmix64(&st) >> 11) * 0x1.0p-53; /* [0, 1) */
       s[i] = -log1p(-u);
       sum += s[i];
     }

@@ -1,16 +1,14 @@
 /* DLB_Bench workload generation (see workload.h). */
 #include "workload.h"
 
+#include "core/rng.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+/* A stateless hash of x: one SplitMix64 step from state x. */
+static uint64_t mix(uint64_t x) { return bal__splitmix64(&x); }
 static double unit(uint64_t x) { return (double)(mix(x) >> 11) * 0x1.0p-53; }
 
 static const char *names[] = {"gaussian", "uniform", "single", "random"};

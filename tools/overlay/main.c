@@ -8,6 +8,7 @@
 
 #include "common/cli.h"
 #include "common/json.h"
+#include "core/clock.h"
 #include "plot.h"
 #include "stats.h"
 
@@ -180,9 +181,9 @@ int main(int argc, char **argv) {
   int target = (int)(o.degree < o.nodes - 1 ? o.degree : o.nodes - 1);
   bal_overlay *ov = NULL;
   if (!o.local_only) {
-    double t0 = ov_now();
+    double t0 = bal__now_s();
     rc = bal_overlay_create(o.nodes, (int)o.degree, o.exponent, o.seed, &ov);
-    build_s = ov_now() - t0;
+    build_s = bal__now_s() - t0;
     if (!rc) rc = ov_graph_stats(ov, &st);
     if (!rc) rc = ov_route_stats(ov, o.pairs, o.seed, &st);
   }

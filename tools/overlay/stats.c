@@ -1,28 +1,15 @@
 #include "stats.h"
 
+#include "core/clock.h"
+#include "core/rng.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-double ov_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-uint64_t ov_draw(uint64_t *state) { /* SplitMix64 */
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-__extension__ typedef unsigned __int128 u128;
-
 static int64_t below(uint64_t *state, int64_t n) {
-  return (int64_t)(((u128)ov_draw(state) * (uint64_t)n) >> 64);
+  return (int64_t)(((bal__u128)bal__splitmix64(state) * (uint64_t)n) >> 64);
 }
 
 static int log2_floor(int64_t d) {
@@ -107,7 +94,7 @@ int ov_route_stats(const bal_overlay *ov, int64_t pairs, uint64_t seed, ov_stats
   bal_overlay_get_info(ov, &info);
   const int64_t n = info.nodes;
   uint64_t rng = seed ^ 0x5EEDF00Dull;
-  double t0 = ov_now();
+  double t0 = bal__now_s();
   for (int64_t p = 0; p < pairs; p++) {
     int64_t from = below(&rng, n), to = below(&rng, n), hops = 0;
     while (from != to) {
@@ -118,7 +105,7 @@ int ov_route_stats(const bal_overlay *ov, int64_t pairs, uint64_t seed, ov_stats
     count_route(st, hops);
     progress("routing", p + 1, pairs);
   }
-  st->route_s += ov_now() - t0;
+  st->route_s += bal__now_s() - t0;
   return BAL_OK;
 }
 
@@ -152,9 +139,9 @@ int ov_local_stats(int64_t nodes, int degree, double exponent, uint64_t seed, in
   for (int64_t s = 0; s < samples; s++) {
     int64_t node = below(&rng, nodes);
     bal_overlay *ov;
-    double t0 = ov_now();
+    double t0 = bal__now_s();
     int rc = bal_overlay_create_local(nodes, degree, exponent, seed, node, &ov);
-    double dt = ov_now() - t0;
+    double dt = bal__now_s() - t0;
     if (rc) return rc;
     st->local_samples++;
     st->local_total_s += dt;
@@ -185,9 +172,9 @@ int ov_route_local_stats(int64_t nodes, int degree, double exponent, uint64_t se
       bal_overlay *ov;
       int rc = bal_overlay_create_local(nodes, degree, exponent, seed, from, &ov);
       if (rc) return rc;
-      double t0 = ov_now();
+      double t0 = bal__now_s();
       int64_t next = bal_overlay_next_hop(ov, from, to);
-      st->route_s += ov_now() - t0;
+      st->route_s += bal__now_s() - t0;
       bal_overlay_destroy(ov);
       if (next < 0) return (int)next;
       from = next;

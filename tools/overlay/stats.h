@@ -44,7 +44,5 @@ int ov_local_stats(int64_t nodes, int degree, double exponent, uint64_t seed, in
 int ov_route_local_stats(int64_t nodes, int degree, double exponent, uint64_t seed, int64_t pairs,
                          ov_stats *st);
 
-double ov_now(void);
-uint64_t ov_draw(uint64_t *state);
 
 #endif

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/cli.h"
+#include "core/clock.h"
 #include "sched_tool.h"
 
 const char *const SCHED_PROG = "ballast-sched";
@@ -176,12 +176,6 @@ static int parse(int argc, char **argv, sched_opts *o) {
   return -1;
 }
 
-static double seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void progress(int64_t done, int64_t total, void *arg) {
   const char *what = arg;
   fprintf(stderr, "\r%s: %s %3d%%", PROG, what, (int)(100 * done / (total > 0 ? total : 1)));
@@ -194,9 +188,9 @@ static int simulate(const sched_opts *o, const bal_swf_trace *t, bal_sched_confi
     cfg.progress = progress;
     cfg.progress_arg = (void *)what;
   }
-  double t0 = seconds();
+  double t0 = bal__now_s();
   int rc = bal_sched_run(t, &cfg, out);
-  *secs = seconds() - t0;
+  *secs = bal__now_s() - t0;
   if (rc != BAL_OK) {
     fprintf(stderr, "%s: %s: simulation failed: %s\n", PROG, o->trace, bal_strerror(rc));
     return 1;
@@ -209,7 +203,7 @@ int main(int argc, char **argv) {
   int rc = parse(argc, argv, &o);
   if (rc >= 0) return rc;
   sched_timing tm = {0};
-  double t0 = seconds();
+  double t0 = bal__now_s();
   bal_swf_trace *trace = NULL;
   bal_swf_error err;
   rc = bal_swf_read_file(o.trace, &o.swf, &trace, &err);
@@ -222,7 +216,7 @@ int main(int argc, char **argv) {
               err.message[0] ? ": " : "", err.message);
     return 1;
   }
-  tm.read_s = seconds() - t0;
+  tm.read_s = bal__now_s() - t0;
   if (bal_swf_machine(trace, o.nodes, o.cores, &o.cfg.nodes, &o.cfg.cores_per_node) != BAL_OK) {
     fprintf(stderr,
             "%s: %s: the header does not determine the machine (MaxNodes %lld, MaxProcs "
