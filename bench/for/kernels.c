@@ -46,6 +46,11 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+double bench_median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 double kernel_sleep_overshoot_ns(int64_t ns) {
   double v[21];
   for (int t = 0; t < 21; t++) {
@@ -53,6 +58,5 @@ double kernel_sleep_overshoot_ns(int64_t ns) {
     kernel_sleep(0, ns);
     v[t] = (bal__now_s() - t0) * 1e9 - (double)ns;
   }
-  qsort(v, 21, sizeof v[0], cmp_double);
-  return v[10];
+  return bench_median(v, 21);
 }

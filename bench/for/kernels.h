@@ -90,6 +90,9 @@ double kernel_calibrate_tiny(void);
  * 21 sleeps): the timer's cost that no schedule can avoid. */
 double kernel_sleep_overshoot_ns(int64_t ns);
 
+/* Median of v[0..n) (sorts v in place), n >= 1. */
+double bench_median(double *v, int n);
+
 #ifdef __cplusplus
 }
 #endif

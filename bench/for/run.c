@@ -80,16 +80,6 @@ static double timed_run(int s, const bench_job *job) {
   return dt;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Build the job of (mode, workload), run the interleaved rounds, fill r. */
 void bench_one(const options *o, int P, int mode, workload_id wl, double iters_per_ns,
                       double tiny_ns, acc_slot *acc, result *r) {
@@ -172,8 +162,8 @@ void bench_one(const options *o, int P, int mode, workload_id wl, double iters_p
       r->median_s[s] = r->ratio[s] = r->eff[s] = NAN;
       continue;
     }
-    r->median_s[s] = median(times[s], reps);
-    r->ratio[s] = median(ratios[s], reps);
+    r->median_s[s] = bench_median(times[s], reps);
+    r->ratio[s] = bench_median(ratios[s], reps);
     r->eff[s] = r->ideal_s / r->median_s[s];
     if (s != S_BAL && (r->best < 0 || r->ratio[s] > r->ratio[r->best])) r->best = s;
   }
