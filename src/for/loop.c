@@ -187,9 +187,9 @@ int bal_for(bal_pool *pool, int64_t begin, int64_t end, int64_t grain, bal_for_b
   }
   atomic_store_explicit(&pool->remaining, c->units, memory_order_relaxed);
 
-  pool->call_start_ns = bal__now_ns();
+  int64_t start_ns = bal__now_ns();
   bal__pool_dispatch(pool);
-  pool->last_wall_seconds = (double)(bal__now_ns() - pool->call_start_ns) * 1e-9;
+  pool->last_wall_seconds = (double)(bal__now_ns() - start_ns) * 1e-9;
   pool->have_stats = true;
   pthread_mutex_unlock(&pool->call_lock);
   return BAL_OK;

@@ -61,7 +61,6 @@ struct bal_pool {
   pthread_mutex_t done_lock;
   pthread_cond_t done_cond;
   _Alignas(64) bal__call call;
-  int64_t call_start_ns;
   double last_wall_seconds;
   bool have_stats;
 
@@ -75,7 +74,7 @@ struct bal_pool {
 void bal__for_work(struct bal_pool *pool, int self);
 
 /* Wake the background workers for a new call and wait until every worker
- * that joined it has left (pool.c). `run_self` runs the caller's share. */
+ * that joined it has left (pool.c); meanwhile the caller works as worker 0. */
 void bal__pool_dispatch(struct bal_pool *pool);
 
 /* Index of the calling worker while it is inside a call, else -1. */
