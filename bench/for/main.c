@@ -81,13 +81,8 @@ static void usage(FILE *out) {
 static bool parse_args(int argc, char **argv, options *o) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      usage(stdout);
-      exit(0);
-    } else if (!strcmp(a, "--version")) {
-      cli_print_version(PROG);
-      exit(0);
-    } else if (!strcmp(a, "--json")) {
+    if (cli_help_or_version(PROG, a, usage)) exit(0);
+    if (!strcmp(a, "--json")) {
       o->json = true;
       continue;
     }

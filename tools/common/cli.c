@@ -82,3 +82,15 @@ bool cli_temp_template(char *buf, size_t n, const char *name) {
   buf[len + 6] = '\0';
   return true;
 }
+
+bool cli_help_or_version(const char *prog, const char *arg, void (*usage)(FILE *out)) {
+  if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+    usage(stdout);
+    return true;
+  }
+  if (!strcmp(arg, "--version")) {
+    cli_print_version(prog);
+    return true;
+  }
+  return false;
+}

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* Parse `text`, the value of command-line flag `flag`, as an integer in
@@ -25,6 +26,11 @@ const char *cli_value(const char *prog, int argc, char **argv, int *i);
  * /tmp) followed by the six placeholder characters those functions replace.
  * Returns false if it does not fit in n bytes. */
 bool cli_temp_template(char *buf, size_t n, const char *name);
+
+/* The flags every program answers: for "--help"/"-h" call usage(stdout),
+ * for "--version" print the version; return true if `arg` was one of them
+ * (the program then exits 0). */
+bool cli_help_or_version(const char *prog, const char *arg, void (*usage)(FILE *out));
 
 /* Print "PROG (Ballast X.Y.Z)" to stdout. */
 void cli_print_version(const char *prog);

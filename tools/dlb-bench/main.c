@@ -507,14 +507,7 @@ static void print_table(const opts *o, int p, long long tasks, const run_out *ru
 
 int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      return 0;
-    }
-    if (!strcmp(argv[i], "--version")) {
-      cli_print_version(PROG);
-      return 0;
-    }
+    if (cli_help_or_version(PROG, argv[i], usage)) return 0;
   }
   opts o;
   if (!parse(argc, argv, &o)) return 2;

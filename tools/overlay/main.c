@@ -50,14 +50,7 @@ static int parse(int argc, char **argv, options *o) {
   *o = (options){.nodes = -1, .pairs = 100000, .samples = 100, .exponent = 0, .seed = 1};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      usage(stdout);
-      return 0;
-    }
-    if (!strcmp(a, "--version")) {
-      cli_print_version(PROG);
-      return 0;
-    }
+    if (cli_help_or_version(PROG, a, usage)) return 0;
     if (!strcmp(a, "--json")) {
       o->json = true;
     } else if (!strcmp(a, "--local-only")) {

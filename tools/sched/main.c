@@ -60,14 +60,7 @@ static int parse(int argc, char **argv, sched_opts *o) {
   o->baseline = "easy";
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = NULL;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      usage(stdout);
-      return 0;
-    }
-    if (!strcmp(a, "--version")) {
-      cli_print_version(PROG);
-      return 0;
-    }
+    if (cli_help_or_version(PROG, a, usage)) return 0;
     if (!strcmp(a, "--json")) {
       o->json = true;
       continue;
