@@ -41,6 +41,16 @@
 
 BAL_BEGIN_DECLS
 
+#ifdef BALLAST_SMPI
+/** SimGrid SMPI builds only (Ballast compiled with smpicc and BALLAST_SMPI
+ *  defined, as `ballast simulate-dlb` does): the number of leading bytes of
+ *  a task input that are stored and reach the task function intact. The
+ *  rest of a longer input still crosses the simulated network, so transfer
+ *  times are simulated, but is not stored (thousands of simulated ranks
+ *  share one process) and reads as unspecified bytes. */
+#define BALLAST_SMPI_TASK_BYTES_KEPT 4096
+#endif
+
 /** Opaque balancer bound to one communicator. */
 typedef struct bal_steal bal_steal;
 
@@ -48,7 +58,14 @@ typedef struct bal_steal bal_steal;
 typedef enum bal_steal_policy {
   BAL_STEAL_SMALLWORLD = 0, /**< a uniformly drawn overlay neighbour (default) */
   BAL_STEAL_RANDOM = 1,     /**< any other rank, uniformly (all-pairs baseline) */
-  BAL_STEAL_NONE = 2        /**< no stealing: each rank runs its own tasks (static) */
+  BAL_STEAL_NONE = 2,       /**< no stealing: each rank runs its own tasks (static) */
+  BAL_STEAL_SHARING = 3     /**< baseline, not stealing: hierarchical work sharing as in
+                                 YALES2 (seed 000 §5.2). Ranks form groups of
+                                 sharing_group_size with about equal estimated work
+                                 (bal_steal_set_estimate()); in each group a master token
+                                 goes round-robin and its holder pushes the part of its
+                                 queue above the group's fair share to the members below
+                                 it. Results go straight to their owners. */
 } bal_steal_policy;
 
 /** Who makes MPI progress while a task runs. */
@@ -109,7 +126,12 @@ typedef struct bal_steal_config {
                                       polls (s); >= 0; default 0.0001 */
   double backoff_max_s;          /**< failed thefts back off exponentially from
                                       poll_interval_s up to this (s); >= 0;
-                                      default 0.002 */
+                                      default 0.002. In POLL mode an idle rank's
+                                      sleep between polls grows the same way, and
+                                      a sharing token that went round its group
+                                      without moving work waits as long. */
+  int sharing_group_size;        /**< BAL_STEAL_SHARING: ranks per group, >= 0;
+                                      0 (default) is 32 (all ranks if fewer) */
   bal_steal_trace_fn trace;      /**< optional event callback (default NULL) */
   void *trace_arg;               /**< passed to trace */
 } bal_steal_config;
@@ -121,7 +143,8 @@ typedef struct bal_steal_stats {
   long long executed_stolen;  /**< other ranks' tasks executed here */
   long long tasks_given;      /**< tasks sent to thieves (counted once per hand-over) */
   long long steal_attempts;   /**< steal requests sent */
-  long long thefts;           /**< requests answered with at least one task */
+  long long thefts;           /**< requests answered with at least one task (sharing:
+                                   batches of tasks pushed to this rank) */
   long long results_routed;   /**< others' results sent or forwarded from here */
   long long route_messages;   /**< messages that carried them (results_routed /
                                    route_messages = results per message: coarsening) */
@@ -170,6 +193,18 @@ BAL_API int bal_steal_create(MPI_Comm comm, const bal_steal_config *cfg, bal_ste
  * Thread-safety: not thread-safe on one handle.
  */
 BAL_API int bal_steal_add_task(bal_steal *s, const void *input, size_t len, long long *id);
+
+/**
+ * Estimate of the work this rank's tasks of the next run represent, in any
+ * unit common to all ranks (for instance seconds measured for the same
+ * tasks in the previous iteration). Only #BAL_STEAL_SHARING uses it, to form
+ * groups of about equal work; without an estimate a rank counts its tasks.
+ * The estimate holds for the next bal_steal_run() only.
+ * @return BAL_OK; BAL_EINVAL if s is NULL or work is negative or not
+ *         finite; BAL_EBUSY during bal_steal_run().
+ * Thread-safety: not thread-safe on one handle.
+ */
+BAL_API int bal_steal_set_estimate(bal_steal *s, double work);
 
 /**
  * Execute all tasks of all ranks and gather every result at its owner.
@@ -224,7 +259,7 @@ BAL_API int bal_steal_result(const bal_steal *s, long long id, const void **data
  */
 BAL_API int bal_steal_stats_get(const bal_steal *s, bal_steal_stats *out);
 
-/** Short name of a policy ("smallworld", "random", "none"), or NULL. */
+/** Short name of a policy ("smallworld", "random", "none", "sharing"), or NULL. */
 BAL_API const char *bal_steal_policy_name(bal_steal_policy policy);
 
 /**

@@ -7,15 +7,36 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "sim_bulk.h"
 #include "steal_internal.h"
 
 void bal__run_task(bal_steal *s, bal__task *t) {
   size_t out_len = 0;
   int64_t a = bal__now_ns();
   bool poll = s->mode == BAL_STEAL_PROGRESS_POLL;
-  if (poll) s->in_task = true;
-  int status = s->fn(t->len ? t->data : NULL, t->len, s->scratch, s->max_out, &out_len, s->arg);
-  if (poll) s->in_task = false;
+  const unsigned char *input = t->len ? t->data : NULL;
+  size_t kept = bal__stored_len(t->len);
+  int status = 0;
+  if (kept < t->len) {
+    /* SMPI build: the kept prefix, then the unstored bulk (sim_bulk.h), in
+     * one buffer reused from task to task (one task runs at a time). */
+    if (s->whole_cap < t->len) {
+      free(s->whole);
+      s->whole_cap = 0;
+      if ((s->whole = malloc(t->len)) != NULL) s->whole_cap = t->len;
+    }
+    if (s->whole) {
+      memcpy(s->whole, t->data, kept);
+      input = s->whole;
+    } else {
+      status = BAL_ENOMEM;
+    }
+  }
+  if (status == 0) {
+    if (poll) s->in_task = true;
+    status = s->fn(input, t->len, s->scratch, s->max_out, &out_len, s->arg);
+    if (poll) s->in_task = false;
+  }
   int64_t b = bal__now_ns();
   if (status == 0 && out_len > s->max_out) status = BAL_ERANGE;
   if (status != 0) out_len = 0;

@@ -61,7 +61,7 @@ static int route_flush(bal_steal *s, int dest) {
     double t = bal__steal_secs(s, bal__now_ns());
     s->cfg.trace(s->cfg.trace_arg, BAL_STEAL_EV_ROUTE, t, t, dest);
   }
-  return bal__tp_send_msg(&s->tp, dest, BAL__TAG_RESULTS, buf, len);
+  return bal__tp_send_msg(&s->tp, dest, BAL__TAG_RESULTS, buf, len, 0);
 }
 
 /* Append a result for another rank to the buffer of its next hop; takes data. */

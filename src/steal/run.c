@@ -31,6 +31,8 @@ static int progress_once(bal_steal *s) {
       rc = bal__handle_tasks(s, src, buf, len);
     else if (tag == BAL__TAG_RESULTS)
       rc = bal__handle_results(s, buf, len);
+    else if (tag == BAL__TAG_PUSH || tag == BAL__TAG_TOKEN || tag == BAL__TAG_TOKEN_ACK)
+      rc = bal__sharing_handle(s, src, tag, buf, len);
     else
       rc = BAL_EMPI;
     free(buf);
@@ -65,6 +67,10 @@ static int progress_once(bal_steal *s) {
   int64_t now = bal__now_ns();
   if ((rc = bal__steal_if_due(s, empty, now)) < 0) return rc;
   if (rc) act = 1;
+  if (s->cfg.policy == BAL_STEAL_SHARING) {
+    if ((rc = bal__sharing_step(s, now)) < 0) return rc;
+    if (rc) act = 1;
+  }
   if ((rc = bal__route_flush_due(s, idle, now)) < 0) return rc;
   if (rc) act = 1;
   rc = bal__tp_progress(&s->tp);
@@ -84,11 +90,22 @@ int bal_steal_poll(bal_steal *s) {
   return rc < 0 ? rc : BAL_OK;
 }
 
-static void sleep_s(double t) {
-  if (t > 0) bal__sleep_ns((int64_t)(t * 1e9));
+/* Sleep of an idle POLL-mode loop: poll_interval_s after activity, then
+ * doubling on every quiet round up to backoff_max_s. Thousands of idle
+ * simulated ranks under SMPI would otherwise flood the simulator with
+ * empty probes; a quiet rank has no work to give, so answering a little
+ * later costs its thieves one empty reply's delay, no more. */
+static int64_t idle_nap(bal_steal *s) {
+  int64_t first = (int64_t)(s->cfg.poll_interval_s * 1e9);
+  int64_t cap = (int64_t)(s->cfg.backoff_max_s * 1e9);
+  if (cap < first) cap = first;
+  s->idle_nap = s->idle_nap ? 2 * s->idle_nap : first;
+  if (s->idle_nap > cap) s->idle_nap = cap;
+  return s->idle_nap;
 }
 
 static int run_poll(bal_steal *s) {
+  s->idle_nap = 0;
   while (s->phase < 4) {
     int act = progress_once(s);
     if (act < 0) return act;
@@ -96,13 +113,15 @@ static int run_poll(bal_steal *s) {
     bal__task t;
     bool got = bal__pop_back(s, &t);
     pthread_mutex_unlock(&s->mu);
+    if (got || act) s->idle_nap = 0;
     if (got) {
       bal__run_task(s, &t);
       continue;
     }
     if (!act) {
       int64_t a = bal__now_ns();
-      sleep_s(s->cfg.poll_interval_s);
+      int64_t nap = idle_nap(s);
+      if (nap > 0) bal__sleep_ns(nap);
       if (s->phase < 2) {
         int64_t b = bal__now_ns();
         s->st.idle_s += (double)(b - a) * 1e-9;
@@ -174,6 +193,16 @@ int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg) {
   bal__tp_reset_stats(&s->tp);
   s->st.tasks_own = n;
   s->st.overlay_degree = s->ov ? s->ov_degree : (s->cfg.policy == BAL_STEAL_RANDOM ? s->size - 1 : 0);
+  if (s->cfg.policy == BAL_STEAL_SHARING) {
+    /* Collective: the groups of this run, from everyone's estimate. */
+    if ((rc = bal__sharing_start(s)) != BAL_OK) {
+      free(s->scratch);
+      s->scratch = NULL;
+      bal__free_results(s);
+      return rc;
+    }
+    s->st.overlay_degree = s->gsize - 1; /* the peers a rank may talk to */
+  }
   /* Own tasks in order: the owner pops the back, thieves take the front. */
   for (long long i = 0; i < n; i++)
     bal__q_push_back(s, (bal__task){s->rank, 0, i, s->own_len[i], s->own_in[i]});
@@ -199,6 +228,7 @@ int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg) {
   s->st.peers_contacted = s->tp.npeers;
   free(s->scratch);
   s->scratch = NULL;
+  bal__sharing_free(s); /* groups are per run; a token held here ends with it */
   pthread_mutex_lock(&s->mu);
   bal__q_clear(s);
   for (size_t i = 0; i < s->ndone; i++) free(s->done[i].data);

@@ -12,6 +12,7 @@
 #include <ballast/steal.h>
 
 #include "core/rng.h"
+#include "sim_bulk.h"
 #include "steal_internal.h"
 #include "transport.h"
 
@@ -20,13 +21,14 @@ const char *bal_steal_policy_name(bal_steal_policy policy) {
   case BAL_STEAL_SMALLWORLD: return "smallworld";
   case BAL_STEAL_RANDOM: return "random";
   case BAL_STEAL_NONE: return "none";
+  case BAL_STEAL_SHARING: return "sharing";
   }
   return NULL;
 }
 
 int bal_steal_policy_parse(const char *name, bal_steal_policy *out) {
   if (!name || !out) return BAL_EINVAL;
-  for (int p = BAL_STEAL_SMALLWORLD; p <= BAL_STEAL_NONE; p++)
+  for (int p = BAL_STEAL_SMALLWORLD; p <= BAL_STEAL_SHARING; p++)
     if (!strcmp(name, bal_steal_policy_name((bal_steal_policy)p))) {
       *out = (bal_steal_policy)p;
       return BAL_OK;
@@ -55,7 +57,8 @@ static bool nonneg_finite(double x) { return isfinite(x) && x >= 0.0; }
 
 static bool config_valid(const bal_steal_config *c) {
   return (c->policy == BAL_STEAL_SMALLWORLD || c->policy == BAL_STEAL_RANDOM ||
-          c->policy == BAL_STEAL_NONE) &&
+          c->policy == BAL_STEAL_NONE || c->policy == BAL_STEAL_SHARING) &&
+         c->sharing_group_size >= 0 &&
          (c->progress == BAL_STEAL_PROGRESS_AUTO || c->progress == BAL_STEAL_PROGRESS_THREAD ||
           c->progress == BAL_STEAL_PROGRESS_POLL) &&
          (c->overlay_degree == 0 || c->overlay_degree >= 2) && isfinite(c->overlay_exponent) &&
@@ -160,6 +163,7 @@ void bal__new_phase(bal_steal *s) {
   bal__free_results(s);
   for (long long i = 0; i < s->own_n; i++) free(s->own_in[i]);
   s->own_n = 0;
+  s->has_estimate = false;
   s->ran = false;
 }
 
@@ -178,14 +182,24 @@ int bal_steal_add_task(bal_steal *s, const void *input, size_t len, long long *i
     s->own_cap = cap;
   }
   unsigned char *copy = NULL;
-  if (len > 0) {
-    if (!(copy = malloc(len))) return BAL_ENOMEM;
-    memcpy(copy, input, len);
+  size_t kept = bal__stored_len(len);
+  if (kept > 0) {
+    if (!(copy = malloc(kept))) return BAL_ENOMEM;
+    memcpy(copy, input, kept);
   }
   s->own_in[s->own_n] = copy;
   s->own_len[s->own_n] = len;
   if (id) *id = s->own_n;
   s->own_n++;
+  return BAL_OK;
+}
+
+int bal_steal_set_estimate(bal_steal *s, double work) {
+  if (!s || !isfinite(work) || work < 0) return BAL_EINVAL;
+  if (s->running) return BAL_EBUSY;
+  if (s->ran) bal__new_phase(s);
+  s->estimate = work;
+  s->has_estimate = true;
   return BAL_OK;
 }
 
@@ -217,6 +231,8 @@ void bal_steal_destroy(bal_steal *s) {
   free(s->rb);
   free(s->active);
   free(s->next_hop);
+  free(s->whole);
+  bal__sharing_free(s);
   bal_overlay_destroy(s->ov);
   bal__tp_free(&s->tp);
   pthread_mutex_destroy(&s->mu);

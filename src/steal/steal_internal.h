@@ -3,8 +3,10 @@
  *   steal.c      public API: configuration checks, create/destroy, tasks in,
  *                results out, phases
  *   queue.c      the local task queue (owner end, thief end)
+ *   batch.c      task messages: packing from the queue's front, queueing
  *   theft.c      stealing: requests, replies, victim choice
  *   route.c      results: stored at home or routed per next hop
+ *   sharing.c    the BAL_STEAL_SHARING baseline: groups, master token, pushes
  *   terminate.c  termination: the two tree barriers
  *   exec.c       executing one task (worker thread or polling thread)
  *   run.c        bal_steal_run(): progress loop, THREAD and POLL modes
@@ -30,7 +32,14 @@
 #include "core/rng.h"
 #include "transport.h"
 
-enum { BAL__TAG_REQ = 1, BAL__TAG_TASKS = 2, BAL__TAG_RESULTS = 3 };
+enum {
+  BAL__TAG_REQ = 1,      /* steal request (empty) */
+  BAL__TAG_TASKS = 2,    /* steal reply: tasks, possibly none */
+  BAL__TAG_RESULTS = 3,  /* routed results */
+  BAL__TAG_PUSH = 4,     /* sharing: tasks pushed by the token holder */
+  BAL__TAG_TOKEN = 5,    /* sharing: the group's master token */
+  BAL__TAG_TOKEN_ACK = 6 /* sharing: the token arrived (see terminate.c) */
+};
 
 typedef struct bal__task {
   int owner;
@@ -79,6 +88,8 @@ struct bal_steal {
   size_t *own_len;
   long long own_n, own_cap;
   bool ran; /* a run finished: the next add_task starts a new phase */
+  bool has_estimate; /* bal_steal_set_estimate() was called for the next run */
+  double estimate;
   bool running;
   bool in_task;
 
@@ -104,14 +115,25 @@ struct bal_steal {
   size_t max_out;
   void *arg;
   unsigned char *scratch;
+  unsigned char *whole; /* SMPI builds: a whole task input (exec.c) */
+  size_t whole_cap;
   int phase; /* 0 working, 1 barrier 1 posted, 2 draining, 3 barrier 2 posted, 4 done */
   bool outstanding;
   int victim;
   int64_t t_req, next_steal, backoff, t0;
+  int64_t idle_nap; /* POLL mode: current sleep of the idle loop (ns), 0 after activity */
   bal__route_buf *rb;
   int *active; /* destinations with a non-empty route buffer */
   int nactive;
   bal_steal_stats st;
+
+  /* BAL_STEAL_SHARING (sharing.c): this rank's group, in ring order */
+  int *group;      /* members (ranks), ascending */
+  int gsize, gpos; /* members, this rank's index */
+  long long *token;      /* the token while held here (layout in sharing.c) */
+  int64_t token_release; /* when a held token may be passed on */
+  bool token_waited;     /* this visit of the token already waited out a quiet lap */
+  int token_unacked;     /* tokens sent from here whose arrival is not yet acknowledged */
 };
 
 /* Seconds since the start of the run, for the trace callback. */
@@ -151,6 +173,33 @@ int bal__handle_tasks(bal_steal *s, int src, const unsigned char *buf, size_t le
 /* Send a steal request if the queue is empty and none is outstanding;
  * returns 1 if one was sent, 0 if not, or a negative error. */
 int bal__steal_if_due(bal_steal *s, bool empty, int64_t now);
+
+/* Pack up to k tasks from the front of the queue (caller holds s->mu) into
+ * a task message: *buf (malloc'd), *bytes stored, *bulk unstored bytes
+ * (sim_bulk.h); returns how many tasks it took (they leave the queue), or
+ * a negative error. */
+long long bal__pack_front(bal_steal *s, size_t k, unsigned char **buf, size_t *bytes,
+                          size_t *bulk);
+/* Queue the tasks of a task message; returns how many, or a negative error. */
+long long bal__unpack_tasks(bal_steal *s, const unsigned char *buf, size_t len);
+
+/* ---- sharing.c: the work-sharing baseline ---- */
+
+/* Groups of the run (collective: all ranks call it at the start of a run
+ * under BAL_STEAL_SHARING). */
+int bal__sharing_start(bal_steal *s);
+/* Token and pushed tasks (messages with the BAL__TAG_PUSH/TOKEN/TOKEN_ACK tags). */
+int bal__sharing_handle(bal_steal *s, int src, int tag, const unsigned char *buf, size_t len);
+/* Pass a held token on when due; returns 1 if it moved, 0 if not, or a
+ * negative error. */
+int bal__sharing_step(bal_steal *s, int64_t now);
+/* Drop the run's group and token. */
+void bal__sharing_free(bal_steal *s);
+/* Pure: assign p ranks to ceil(p / gsize) groups of at most gsize members
+ * with about equal total estimate (largest first, each to the least-loaded
+ * group with room). group_of[r] receives rank r's group. Returns the
+ * number of groups, or BAL_ENOMEM. */
+int bal__sharing_groups(const double *estimate, int p, int gsize, int *group_of);
 
 /* ---- route.c: results ---- */
 

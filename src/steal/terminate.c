@@ -9,7 +9,9 @@
  *     waits for the reply to its own outstanding request (answering others'
  *     requests with empty replies) and enters barrier 2; when it completes
  *     every request has been answered, so no message is in flight and the
- *     remaining sends can be completed with MPI_Wait.
+ *     remaining sends can be completed with MPI_Wait. Under the sharing
+ *     policy a rank also waits until the arrival of every token it passed
+ *     on is acknowledged (sharing.c).
  * The "stops asking" and "empty replies" halves live in theft.c (phase >= 2). */
 #include <stdbool.h>
 
@@ -39,7 +41,7 @@ int bal__term_step(bal_steal *s) {
     }
     break;
   case 2:
-    if (!s->outstanding) {
+    if (!s->outstanding && s->token_unacked == 0) {
       if ((rc = bal__tp_barrier_start(&s->tp)) != BAL_OK) return rc;
       s->phase = 3;
       act = 1;

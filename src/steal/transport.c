@@ -7,8 +7,17 @@
 
 #include <ballast/error.h>
 
-/* Tags of the barrier's messages; the balancer's own tags are small. */
-enum { TAG_BAR_UP = 0x7101, TAG_BAR_DOWN = 0x7102 };
+/* Tags of the barrier's messages and of simulated bulk (SMPI builds); the
+ * balancer's own tags are small. */
+enum { TAG_BAR_UP = 0x7101, TAG_BAR_DOWN = 0x7102, TAG_BULK = 0x7103 };
+
+#ifdef BALLAST_SMPI
+/* Simulated bulk travels in pieces of at most this many bytes, all from and
+ * into one buffer that SMPI maps once for every rank (SMPI_SHARED_MALLOC:
+ * its pages are shared, so it costs the memory of one rank, and SMPI skips
+ * copying shared buffers). */
+#define BULK_CHUNK ((size_t)1 << 24)
+#endif
 
 int bal__tp_init(bal__tp *tp, MPI_Comm comm) {
   memset(tp, 0, sizeof *tp);
@@ -16,6 +25,13 @@ int bal__tp_init(bal__tp *tp, MPI_Comm comm) {
   if (MPI_Comm_rank(comm, &tp->rank) != MPI_SUCCESS || MPI_Comm_size(comm, &tp->size) != MPI_SUCCESS)
     return BAL_EMPI;
   tp->peers = calloc((size_t)tp->size, 1);
+#ifdef BALLAST_SMPI
+  tp->bulk_buf = SMPI_SHARED_MALLOC(BULK_CHUNK);
+  if (!tp->bulk_buf) {
+    free(tp->peers);
+    return BAL_ENOMEM;
+  }
+#endif
   return tp->peers ? BAL_OK : BAL_ENOMEM;
 }
 
@@ -23,6 +39,9 @@ void bal__tp_free(bal__tp *tp) {
   for (size_t i = 0; i < tp->nsends; i++) free(tp->sends[i].buf);
   free(tp->sends);
   free(tp->peers);
+#ifdef BALLAST_SMPI
+  if (tp->bulk_buf) SMPI_SHARED_FREE(tp->bulk_buf);
+#endif
   memset(tp, 0, sizeof *tp);
 }
 
@@ -32,16 +51,17 @@ void bal__tp_reset_stats(bal__tp *tp) {
   tp->messages = tp->bytes = 0;
 }
 
-static int post_send(bal__tp *tp, int dest, int tag, void *buf, size_t len) {
+/* Post one send; buf (owned) is freed once it completes, unless owned is 0. */
+static int post_send_buf(bal__tp *tp, int dest, int tag, void *buf, size_t len, int owned) {
   if (len > INT_MAX) {
-    free(buf);
+    if (owned) free(buf);
     return BAL_ERANGE;
   }
   if (tp->nsends == tp->capsends) {
     size_t cap = tp->capsends ? 2 * tp->capsends : 16;
     bal__tp_send *n = realloc(tp->sends, cap * sizeof *n);
     if (!n) {
-      free(buf);
+      if (owned) free(buf);
       return BAL_ENOMEM;
     }
     tp->sends = n;
@@ -49,19 +69,41 @@ static int post_send(bal__tp *tp, int dest, int tag, void *buf, size_t len) {
   }
   bal__tp_send *s = &tp->sends[tp->nsends];
   if (MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, tp->comm, &s->req) != MPI_SUCCESS) {
-    free(buf);
+    if (owned) free(buf);
     return BAL_EMPI;
   }
-  s->buf = buf;
+  s->buf = owned ? buf : NULL;
   tp->nsends++;
   return BAL_OK;
 }
 
-int bal__tp_send_msg(bal__tp *tp, int dest, int tag, void *buf, size_t len) {
+static int post_send(bal__tp *tp, int dest, int tag, void *buf, size_t len) {
+  return post_send_buf(tp, dest, tag, buf, len, 1);
+}
+
+int bal__tp_send_msg(bal__tp *tp, int dest, int tag, void *buf, size_t len, size_t bulk) {
+#ifdef BALLAST_SMPI
+  /* Ahead of the message: MPI keeps the order of one sender's messages, so
+   * the receiver absorbs the bulk before it sees the message. */
+  for (size_t left = bulk; left > 0;) {
+    size_t n = left < BULK_CHUNK ? left : BULK_CHUNK;
+    int rc = post_send_buf(tp, dest, TAG_BULK, tp->bulk_buf, n, 0);
+    if (rc != BAL_OK) {
+      free(buf);
+      return rc;
+    }
+    left -= n;
+  }
+#else
+  if (bulk) {
+    free(buf);
+    return BAL_ERANGE; /* only SMPI builds drop task bytes */
+  }
+#endif
   int rc = post_send(tp, dest, tag, buf, len);
   if (rc != BAL_OK) return rc;
   tp->messages++;
-  tp->bytes += (long long)len;
+  tp->bytes += (long long)(len + bulk);
   if (!tp->peers[dest]) {
     tp->peers[dest] = 1;
     tp->npeers++;
@@ -85,6 +127,15 @@ int bal__tp_recv_msg(bal__tp *tp, int *src, int *tag, void **buf, size_t *len) {
     if (!flag) return 0;
     int count = 0;
     if (MPI_Get_count(&st, MPI_BYTE, &count) != MPI_SUCCESS || count < 0) return BAL_EMPI;
+#ifdef BALLAST_SMPI
+    if (st.MPI_TAG == TAG_BULK) { /* simulated bulk: the transfer is all that matters */
+      if ((size_t)count > BULK_CHUNK ||
+          MPI_Recv(tp->bulk_buf, count, MPI_BYTE, st.MPI_SOURCE, TAG_BULK, tp->comm,
+                   MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        return BAL_EMPI;
+      continue;
+    }
+#endif
     void *b = NULL;
     if (count > 0 && !(b = malloc((size_t)count))) return BAL_ENOMEM;
     if (MPI_Recv(b, count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, tp->comm, MPI_STATUS_IGNORE) !=

@@ -23,6 +23,7 @@ typedef struct bal__tp {
   unsigned char *peers; /* peers[r] = 1 once a message was sent to r */
   int npeers;
   long long messages, bytes;
+  void *bulk_buf; /* SMPI builds: shared source/sink of simulated bulk bytes */
   /* non-blocking tree barrier (see transport.c) */
   long long epoch;   /* barriers started so far */
   int bar_up[2];     /* arrivals from children, by epoch parity */
@@ -38,8 +39,12 @@ void bal__tp_free(bal__tp *tp);
 void bal__tp_reset_stats(bal__tp *tp);
 
 /* Send len bytes to dest with tag; takes ownership of buf (malloc'd or NULL
- * when len is 0) in every case. Returns BAL_OK, BAL_ENOMEM or BAL_EMPI. */
-int bal__tp_send_msg(bal__tp *tp, int dest, int tag, void *buf, size_t len);
+ * when len is 0) in every case. bulk is the number of unstored task-input
+ * bytes the message stands for (sim_bulk.h): in an SMPI build they are sent
+ * ahead of it from a shared buffer and absorbed by bal__tp_recv_msg, so the
+ * simulated network carries them; elsewhere it is always 0. Returns BAL_OK,
+ * BAL_ENOMEM, BAL_ERANGE (len > INT_MAX) or BAL_EMPI. */
+int bal__tp_send_msg(bal__tp *tp, int dest, int tag, void *buf, size_t len, size_t bulk);
 
 /* Receive one pending message if any: returns 1 and fills the outputs (buf
  * is malloc'd, NULL when *len is 0; the caller frees it), 0 if none is

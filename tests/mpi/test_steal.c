@@ -185,6 +185,7 @@ static bal_steal *make(bal_steal_policy pol, uint64_t seed) {
   c.policy = pol;
   c.progress = mode;
   c.seed = seed;
+  c.sharing_group_size = 3; /* several sharing groups from 4 ranks on */
   bal_steal *s = NULL;
   CHECK(bal_steal_create(MPI_COMM_WORLD, &c, &s) == BAL_OK);
   return s;
@@ -203,9 +204,10 @@ static long long share(const char *dist, long long total) {
 
 static void scenario_exactly(void) {
   const char *dists[] = {"uniform", "single", "gaussian", "random"};
-  bal_steal_policy pols[] = {BAL_STEAL_SMALLWORLD, BAL_STEAL_RANDOM, BAL_STEAL_NONE};
+  bal_steal_policy pols[] = {BAL_STEAL_SMALLWORLD, BAL_STEAL_RANDOM, BAL_STEAL_NONE,
+                             BAL_STEAL_SHARING};
   long long total = nranks >= 16 ? 320 : 60 * nranks;
-  for (int p = 0; p < 3; p++)
+  for (int p = 0; p < 4; p++)
     for (int d = 0; d < 4; d++) {
       bal_steal *s = make(pols[p], (uint64_t)(p * 10 + d));
       spec sp = {share(dists[d], total), 0, 200, 48, 0, 0, 0, 5};
@@ -213,7 +215,9 @@ static void scenario_exactly(void) {
       bal_steal_stats st;
       CHECK(bal_steal_stats_get(s, &st) == BAL_OK);
       if (pols[p] == BAL_STEAL_NONE) CHECK(st.steal_attempts == 0 && st.executed_stolen == 0);
-      if (pols[p] == BAL_STEAL_SMALLWORLD) CHECK(st.peers_contacted <= st.overlay_degree);
+      if (pols[p] == BAL_STEAL_SMALLWORLD || pols[p] == BAL_STEAL_SHARING)
+        CHECK(st.peers_contacted <= st.overlay_degree);
+      if (pols[p] == BAL_STEAL_SHARING) CHECK(st.steal_attempts == 0);
       bal_steal_destroy(s);
     }
 }
@@ -237,24 +241,31 @@ static void scenario_few(void) {
 }
 
 static void scenario_phases(void) {
-  bal_steal *s = make(BAL_STEAL_SMALLWORLD, 6);
-  for (int ph = 0; ph < 4; ph++) {
-    long long n = ph == 2 ? 0 : (long long)(mix((uint64_t)(rank + 31 * ph)) % 40);
-    if (ph == 3 && rank == 0) n = 150;
-    spec sp = {n, 0, 128, 32 + 8 * ph, 0, 0, 300, 7};
-    run_case(s, &sp, (uint64_t)(40 + ph));
+  /* Several runs on one balancer; sharing also checks that no token or
+   * group outlives its run. */
+  for (int p = 0; p < 2; p++) {
+    bal_steal *s = make(p ? BAL_STEAL_SHARING : BAL_STEAL_SMALLWORLD, 6);
+    for (int ph = 0; ph < 4; ph++) {
+      long long n = ph == 2 ? 0 : (long long)(mix((uint64_t)(rank + 31 * ph)) % 40);
+      if (ph == 3 && rank == 0) n = 150;
+      spec sp = {n, 0, 128, 32 + 8 * ph, 0, 0, 300, 7};
+      run_case(s, &sp, (uint64_t)(40 + ph));
+    }
+    /* run again without adding: an empty phase */
+    CHECK(bal_steal_run(s, task_fn, 8, s) == BAL_OK);
+    CHECK(bal_steal_result(s, 0, NULL, NULL, NULL) == BAL_EINVAL);
+    bal_steal_destroy(s);
   }
-  /* run again without adding: an empty phase */
-  CHECK(bal_steal_run(s, task_fn, 8, s) == BAL_OK);
-  CHECK(bal_steal_result(s, 0, NULL, NULL, NULL) == BAL_EINVAL);
-  bal_steal_destroy(s);
 }
 
 static void scenario_delays(void) {
-  bal_steal_policy pols[] = {BAL_STEAL_SMALLWORLD, BAL_STEAL_RANDOM};
-  for (int p = 0; p < 2; p++) {
+  bal_steal_policy pols[] = {BAL_STEAL_SMALLWORLD, BAL_STEAL_RANDOM, BAL_STEAL_SHARING};
+  for (int p = 0; p < 3; p++) {
     bal_steal *s = make(pols[p], 7 + (uint64_t)p);
     spec sp = {share("gaussian", 40LL * nranks), 16, 64, 24, 0, 0, 3000, 0};
+    /* Sharing groups formed from skewed estimates, not the task counts. */
+    if (pols[p] == BAL_STEAL_SHARING)
+      CHECK(bal_steal_set_estimate(s, (double)sp.ntasks * (1 + rank % 3)) == BAL_OK);
     memset(trace_count, 0, sizeof trace_count);
     run_case(s, &sp, (uint64_t)(60 + p));
     bal_steal_stats st;
@@ -267,14 +278,15 @@ static void scenario_delays(void) {
     long long stolen = 0;
     MPI_Allreduce(&st.executed_stolen, &stolen, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     CHECK(nranks == 1 || stolen > 0); /* ~100 ms of work on a few ranks: others must steal */
-    if (pols[p] == BAL_STEAL_SMALLWORLD) CHECK(st.peers_contacted <= st.overlay_degree);
+    if (pols[p] != BAL_STEAL_RANDOM) CHECK(st.peers_contacted <= st.overlay_degree);
     bal_steal_destroy(s);
   }
 }
 
 static void scenario_failing(void) {
-  bal_steal_policy pols[] = {BAL_STEAL_SMALLWORLD, BAL_STEAL_RANDOM, BAL_STEAL_NONE};
-  for (int p = 0; p < 3; p++) {
+  bal_steal_policy pols[] = {BAL_STEAL_SMALLWORLD, BAL_STEAL_RANDOM, BAL_STEAL_NONE,
+                             BAL_STEAL_SHARING};
+  for (int p = 0; p < 4; p++) {
     bal_steal *s = make(pols[p], 9);
     spec sp = {share("single", 80) + 10, 0, 100, 32, 5, 7, 200, 0};
     run_case(s, &sp, (uint64_t)(70 + p));
@@ -296,6 +308,7 @@ static void scenario_invalid(void) {
     CHECK(s == (bal_steal *)&c);                                      \
   } while (0)
   BAD(policy, (bal_steal_policy)7);
+  BAD(sharing_group_size, -1);
   BAD(progress, (bal_steal_progress)-1);
   BAD(overlay_degree, 1);
   BAD(overlay_degree, -3);
@@ -322,7 +335,11 @@ static void scenario_invalid(void) {
   CHECK(bal_steal_poll(NULL) == BAL_EINVAL);
   CHECK(bal_steal_poll(s) == BAL_ENOTSUP);
   CHECK(bal_steal_stats_get(s, NULL) == BAL_EINVAL);
+  CHECK(bal_steal_set_estimate(NULL, 1.0) == BAL_EINVAL);
+  CHECK(bal_steal_set_estimate(s, NAN) == BAL_EINVAL);
+  CHECK(bal_steal_set_estimate(s, -1.0) == BAL_EINVAL);
   bal_steal_policy pol;
+  CHECK(bal_steal_policy_parse("sharing", &pol) == BAL_OK && pol == BAL_STEAL_SHARING);
   CHECK(bal_steal_policy_parse("random", &pol) == BAL_OK && pol == BAL_STEAL_RANDOM);
   CHECK(bal_steal_policy_parse("bogus", &pol) == BAL_EINVAL);
   CHECK(bal_steal_policy_name((bal_steal_policy)9) == NULL);
