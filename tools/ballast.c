@@ -20,6 +20,7 @@ static const struct {
     {"for-bench", "benchmark bal_for against OpenMP and TBB schedules"},
     {"overlay", "build a small-world overlay; measure degrees, routes, build times"},
     {"sched", "replay an SWF workload trace under FCFS, EASY or SD-Policy scheduling"},
+    {"simulate-dlb", "DLB_Bench on thousands of simulated ranks (SimGrid SMPI cluster)"},
 };
 
 static void usage(FILE *out) {

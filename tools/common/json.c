@@ -91,3 +91,8 @@ void json_finish(json_writer *j) {
   fputc('\n', j->out);
   fflush(j->out);
 }
+
+void json_raw(json_writer *j, const char *key, const char *json_text) {
+  prefix(j, key);
+  fputs(json_text, j->out);
+}

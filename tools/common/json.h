@@ -26,6 +26,9 @@ void json_int(json_writer *j, const char *key, int64_t value);
 void json_uint(json_writer *j, const char *key, uint64_t value);
 void json_double(json_writer *j, const char *key, double value); /* non-finite: null */
 void json_bool(json_writer *j, const char *key, bool value);
+/* A value that is already JSON text (e.g. another program's --json
+ * output), written as is: the caller vouches that it is valid JSON. */
+void json_raw(json_writer *j, const char *key, const char *json_text);
 /* Ends the document with a newline (call after the top-level object_end). */
 void json_finish(json_writer *j);
 

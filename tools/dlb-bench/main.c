@@ -35,13 +35,16 @@ static const char *mode_names[] = {"spin", "sleep", "simulated"};
 typedef struct opts {
   dlb_params prm;
   int npolicies;
-  bal_steal_policy policies[3];
+  bal_steal_policy policies[4];
   const char *policy_arg;
   work_mode mode;
   int degree;
   double steal_fraction;
   double slice;
   double poll_interval;
+  double backoff_max;
+  int group_size;
+  double estimate_error;
   bool json;
   const char *trace;
   const char *plot;
@@ -72,11 +75,16 @@ static void usage(FILE *out) {
           "  --spread X             task duration = mean * (1 + X*(2u-1)), X in [0,1] (default 0.5)\n"
           "  --distribution D       gaussian (default: mu=5, sigma=0.5 over [0,10)), uniform,\n"
           "                         single (all on rank 0), random\n"
-          "  --policy P             smallworld (default), random, none, or all (the three)\n"
+          "  --policy P             smallworld (default), random, sharing (hierarchical work\n"
+          "                         sharing baseline), none, or all (the four)\n"
+          "  --group-size G         sharing: ranks per group (default 0: 32)\n"
+          "  --estimate-error X     sharing: each rank's work estimate is off by a factor\n"
+          "                         1 + X*(2u-1), u uniform per rank (default 0: exact)\n"
           "  --work-mode M          spin (busy loop), sleep (default; yields the CPU),\n"
           "                         simulated (polling mode, work in slices; SMPI clock)\n"
           "  --slice S              simulated mode: seconds between polls (default 0.001)\n"
           "  --poll-interval S      sleep of an idle progress loop (default 0.0001)\n"
+          "  --backoff-max S        longest back-off of an unlucky thief (default 0.002)\n"
           "  --degree D             overlay degree (default 0: 2*ceil(log2 P)+2)\n"
           "  --steal-fraction F     share of a victim's tasks taken per theft (default 0.5)\n"
           "  --seed S               workload and victim seed (default 1)\n"
@@ -92,10 +100,15 @@ static bool parse(int argc, char **argv, opts *o) {
   o->npolicies = 1;
   o->policies[0] = BAL_STEAL_SMALLWORLD;
   o->policy_arg = "smallworld";
+#ifdef BALLAST_SMPI
+  o->mode = MODE_SIMULATED; /* SMPI: one thread per rank, simulated clock */
+#else
   o->mode = MODE_SLEEP;
+#endif
   o->steal_fraction = 0.5;
   o->slice = 0.001;
   o->poll_interval = 0.0001;
+  o->backoff_max = 0.002;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
     int64_t n;
@@ -127,6 +140,16 @@ static bool parse(int argc, char **argv, opts *o) {
     } else if (!strcmp(a, "--poll-interval")) {
       VAL();
       if (!cli_parse_double(PROG, a, v, 0, 1, &o->poll_interval)) return false;
+    } else if (!strcmp(a, "--backoff-max")) {
+      VAL();
+      if (!cli_parse_double(PROG, a, v, 0, 60, &o->backoff_max)) return false;
+    } else if (!strcmp(a, "--group-size")) {
+      VAL();
+      if (!cli_parse_i64(PROG, a, v, 0, 1 << 20, &n)) return false;
+      o->group_size = (int)n;
+    } else if (!strcmp(a, "--estimate-error")) {
+      VAL();
+      if (!cli_parse_double(PROG, a, v, 0, 1, &o->estimate_error)) return false;
     } else if (!strcmp(a, "--steal-fraction")) {
       VAL();
       if (!cli_parse_double(PROG, a, v, 1e-9, 1, &o->steal_fraction)) return false;
@@ -151,12 +174,13 @@ static bool parse(int argc, char **argv, opts *o) {
       VAL();
       o->policy_arg = v;
       if (!strcmp(v, "all")) {
-        o->npolicies = 3;
+        o->npolicies = 4;
         o->policies[0] = BAL_STEAL_NONE;
-        o->policies[1] = BAL_STEAL_RANDOM;
-        o->policies[2] = BAL_STEAL_SMALLWORLD;
+        o->policies[1] = BAL_STEAL_SHARING;
+        o->policies[2] = BAL_STEAL_RANDOM;
+        o->policies[3] = BAL_STEAL_SMALLWORLD;
       } else if (bal_steal_policy_parse(v, &o->policies[0]) != BAL_OK) {
-        fprintf(stderr, PROG ": --policy: unknown '%s' (smallworld, random, none, all)\n", v);
+        fprintf(stderr, PROG ": --policy: unknown '%s' (smallworld, random, sharing, none, all)\n", v);
         return false;
       } else {
         o->npolicies = 1;
@@ -182,6 +206,12 @@ static bool parse(int argc, char **argv, opts *o) {
       return false;
     }
   }
+#ifdef BALLAST_SMPI
+  if (o->mode != MODE_SIMULATED) {
+    fprintf(stderr, PROG ": --work-mode: only 'simulated' runs under SMPI\n");
+    return false;
+  }
+#endif
   if (o->prm.tasks_per_rank <= 0 && o->prm.work_per_rank > 0) {
     fprintf(stderr, PROG ": --tasks-per-rank: must be > 0 when there is work\n");
     return false;
@@ -190,6 +220,9 @@ static bool parse(int argc, char **argv, opts *o) {
 }
 
 static bool under_mpirun(void) {
+#ifdef BALLAST_SMPI
+  return true; /* smpirun starts this program; `ballast simulate-dlb` launches it */
+#endif
   return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK") ||
          getenv("MPI_LOCALNRANKS");
 }
@@ -281,7 +314,7 @@ static int task(const void *input, size_t in_len, void *output, size_t out_cap, 
       bal_steal_poll(c->s);
     }
   }
-  dlb_result r = {h.gid, dlb_checksum(input, in_len), MPI_Wtime() - t0, c->rank};
+  dlb_result r = {h.gid, dlb_checksum(input, dlb_checked_len(in_len)), MPI_Wtime() - t0, c->rank};
   memcpy(output, &r, sizeof r);
   *out_len = sizeof r;
   return 0;
@@ -304,6 +337,8 @@ static int run_policy(const opts *o, bal_steal_policy pol, bool tracing, int ran
   cfg.overlay_degree = o->degree;
   cfg.steal_fraction = o->steal_fraction;
   cfg.poll_interval_s = o->poll_interval;
+  cfg.backoff_max_s = o->backoff_max;
+  cfg.sharing_group_size = o->group_size;
   cfg.seed = o->prm.seed;
   cfg.overlay_seed = o->prm.seed;
   cfg.progress = o->mode == MODE_SIMULATED ? BAL_STEAL_PROGRESS_POLL : BAL_STEAL_PROGRESS_AUTO;
@@ -324,11 +359,19 @@ static int run_policy(const opts *o, bal_steal_policy pol, bool tracing, int ran
   uint64_t first = dlb_first_gid(counts, rank);
   uint64_t *sum = malloc((size_t)(mine ? mine : 1) * sizeof *sum);
   if (!buf || !sum) return BAL_ENOMEM;
+  double mine_work = 0;
   for (long long i = 0; i < mine; i++) {
     sum[i] = dlb_make_input(&o->prm, first + (uint64_t)i, buf, len);
+    dlb_task_hdr h;
+    memcpy(&h, buf, sizeof h);
+    mine_work += h.seconds;
     if ((rc = bal_steal_add_task(c->s, buf, len, NULL)) != BAL_OK) return rc;
   }
   free(buf);
+  /* The sharing baseline groups ranks by estimated work: the true work,
+   * blurred by --estimate-error as a predictor from past iterations is. */
+  double est = mine_work * (1.0 + o->estimate_error * (2.0 * dlb_unit(o->prm.seed, (uint64_t)rank) - 1.0));
+  if ((rc = bal_steal_set_estimate(c->s, est)) != BAL_OK) return rc;
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
   rc = bal_steal_run(c->s, task, sizeof(dlb_result), c);
@@ -459,6 +502,9 @@ static void print_json(const opts *o, int p, long long tasks, const run_out *run
   json_double(&j, "poll_interval", o->poll_interval);
   json_int(&j, "degree", o->degree);
   json_double(&j, "steal_fraction", o->steal_fraction);
+  json_double(&j, "backoff_max", o->backoff_max);
+  json_int(&j, "group_size", o->group_size);
+  json_double(&j, "estimate_error", o->estimate_error);
   json_uint(&j, "seed", o->prm.seed);
   json_string(&j, "trace", o->trace);
   json_string(&j, "plot", o->plot);
@@ -529,7 +575,7 @@ int main(int argc, char **argv) {
 
   ctx c = {.mode = o.mode, .slice = o.slice, .rank = rank};
   pthread_mutex_init(&c.mu, NULL);
-  run_out runs[3];
+  run_out runs[4];
   memset(runs, 0, sizeof runs);
   bool ok = true;
   for (int k = 0; k < o.npolicies; k++) {
@@ -562,8 +608,8 @@ int main(int argc, char **argv) {
           initial[r] += h.seconds;
         }
       free(buf);
-      const double *series[3];
-      const char *names[3];
+      const double *series[4];
+      const char *names[4];
       for (int k = 0; k < o.npolicies; k++) {
         series[k] = runs[k].final_work;
         names[k] = bal_steal_policy_name(runs[k].policy);

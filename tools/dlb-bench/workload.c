@@ -3,6 +3,8 @@
 
 #include "core/rng.h"
 
+#include <ballast/steal.h>
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,8 @@ static double unit(uint64_t x) { return (double)(mix(x) >> 11) * 0x1.0p-53; }
 static const char *names[] = {"gaussian", "uniform", "single", "random"};
 
 const char *dlb_dist_name(dlb_dist d) { return names[d]; }
+
+double dlb_unit(uint64_t seed, uint64_t i) { return unit(seed * 0x9E3779B97F4A7C15ull + i + 0xE57); }
 
 int dlb_dist_parse(const char *name, dlb_dist *out) {
   for (int i = 0; i < 4; i++)
@@ -83,7 +87,17 @@ uint64_t dlb_checksum(const void *p, size_t n) {
   return h;
 }
 
+size_t dlb_checked_len(size_t len) {
+#ifdef BALLAST_SMPI
+  /* Only this prefix of an input survives an SMPI build (ballast/steal.h). */
+  return len < (size_t)BALLAST_SMPI_TASK_BYTES_KEPT ? len : (size_t)BALLAST_SMPI_TASK_BYTES_KEPT;
+#else
+  return len;
+#endif
+}
+
 uint64_t dlb_make_input(const dlb_params *prm, uint64_t gid, unsigned char *buf, size_t len) {
+  len = dlb_checked_len(len);
   uint64_t key = prm->seed ^ mix(gid + 0x51ED);
   double mean = prm->tasks_per_rank > 0 ? prm->work_per_rank / prm->tasks_per_rank : 0;
   dlb_task_hdr h = {gid, mean * (1.0 + prm->spread * (2.0 * unit(key) - 1.0))};

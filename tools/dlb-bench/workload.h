@@ -33,6 +33,8 @@ typedef struct dlb_result {
 } dlb_result;
 
 const char *dlb_dist_name(dlb_dist d);
+/* A uniform number in [0, 1) drawn from (seed, i), the same on every rank. */
+double dlb_unit(uint64_t seed, uint64_t i);
 int dlb_dist_parse(const char *name, dlb_dist *out);
 
 /* Tasks owned by each of p ranks (counts[p], sum = round(p * tasks_per_rank)). */
@@ -41,7 +43,12 @@ void dlb_counts(const dlb_params *prm, int p, long long *counts);
 uint64_t dlb_first_gid(const long long *counts, int r);
 /* Task input length in bytes (header included). */
 size_t dlb_input_len(const dlb_params *prm);
-/* Fill the input of task gid (len bytes) and return its checksum. */
+/* Bytes of a len-byte task input that are filled and checked: all of them,
+ * except in an SMPI build where only BALLAST_SMPI_TASK_BYTES_KEPT survive
+ * (the rest of the input is simulated traffic, see ballast/steal.h). */
+size_t dlb_checked_len(size_t len);
+/* Fill the input of task gid (its dlb_checked_len(len) first bytes) and
+ * return their checksum. */
 uint64_t dlb_make_input(const dlb_params *prm, uint64_t gid, unsigned char *buf, size_t len);
 uint64_t dlb_checksum(const void *p, size_t n);
 

@@ -1,0 +1,49 @@
+/* Reading DLB_Bench's --json output (result.h) with json-c. */
+#include "result.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+static double num(json_object *o, const char *key) {
+  json_object *v;
+  return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : NAN;
+}
+
+static void str(json_object *o, const char *key, char *out, size_t n) {
+  json_object *v;
+  snprintf(out, n, "%s", json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : "");
+}
+
+bool dlb_output_parse(const char *text, dlb_output *out) {
+  json_object *o = json_tokener_parse(text), *runs, *v;
+  if (!o) return false;
+  bool ok = json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, "runs", &runs) &&
+            json_object_is_type(runs, json_type_array);
+  if (ok) {
+    memset(out, 0, sizeof *out);
+    str(o, "distribution", out->distribution, sizeof out->distribution);
+    out->work_per_rank = num(o, "work_per_rank");
+    out->tasks_per_rank = num(o, "tasks_per_rank");
+    out->bytes_per_rank = num(o, "bytes_per_rank");
+    out->tasks = num(o, "tasks");
+    out->seed = num(o, "seed");
+    size_t n = json_object_array_length(runs);
+    for (size_t k = 0; k < n && out->nruns < (int)(sizeof out->runs / sizeof out->runs[0]); k++) {
+      json_object *r = json_object_array_get_idx(runs, k);
+      dlb_run_result *d = &out->runs[out->nruns++];
+      str(r, "policy", d->policy, sizeof d->policy);
+      d->efficiency = num(r, "efficiency");
+      d->resolution_s = num(r, "resolution_s");
+      d->thefts = num(r, "thefts");
+      d->messages = num(r, "messages");
+      d->bytes_moved = num(r, "bytes_moved");
+      d->peers_max = num(r, "peers_max");
+      d->results_ok = json_object_object_get_ex(r, "results_ok", &v) && json_object_get_boolean(v);
+    }
+  }
+  json_object_put(o);
+  return ok;
+}
