@@ -76,7 +76,7 @@ static void usage(FILE *out) {
           "  --distribution D       gaussian (default: mu=5, sigma=0.5 over [0,10)), uniform,\n"
           "                         single (all on rank 0), random\n"
           "  --policy P             smallworld (default), random, sharing (hierarchical work\n"
-          "                         sharing baseline), none, or all (the four)\n"
+          "                         sharing baseline), none, all (the four), or a list: a,b\n"
           "  --group-size G         sharing: ranks per group (default 0: 32)\n"
           "  --estimate-error X     sharing: each rank's work estimate is off by a factor\n"
           "                         1 + X*(2u-1), u uniform per rank (default 0: exact)\n"
@@ -179,11 +179,24 @@ static bool parse(int argc, char **argv, opts *o) {
         o->policies[1] = BAL_STEAL_SHARING;
         o->policies[2] = BAL_STEAL_RANDOM;
         o->policies[3] = BAL_STEAL_SMALLWORLD;
-      } else if (bal_steal_policy_parse(v, &o->policies[0]) != BAL_OK) {
-        fprintf(stderr, PROG ": --policy: unknown '%s' (smallworld, random, sharing, none, all)\n", v);
-        return false;
       } else {
-        o->npolicies = 1;
+        /* one policy or a comma-separated list of up to four */
+        char name[32];
+        o->npolicies = 0;
+        for (const char *p = v;;) {
+          size_t len = strcspn(p, ",");
+          snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
+          if (o->npolicies == 4 || bal_steal_policy_parse(name, &o->policies[o->npolicies]) != BAL_OK) {
+            fprintf(stderr,
+                    PROG ": --policy: unknown '%s' (smallworld, random, sharing, none, all, "
+                         "or a comma-separated list)\n",
+                    v);
+            return false;
+          }
+          o->npolicies++;
+          if (!p[len]) break;
+          p += len + 1;
+        }
       }
     } else if (!strcmp(a, "--work-mode")) {
       VAL();

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# DLB_Bench weak scaling under SimGrid SMPI (seed 000, Fig. 3, regenerated):
+# parallel efficiency against the number of ranks for workload profiles
+# (average work per rank x problem size per rank), for small-world stealing,
+# random stealing and hierarchical work sharing, plus the pairs each policy
+# connects. Every point is one `ballast simulate-dlb` run (one seed: the
+# simulator is deterministic for a seed); rows accumulate in a CSV, so an
+# interrupted study resumes where it stopped. Then a PNG per quantity.
+#
+# Usage: bench/steal/weak-scaling.sh [BUILD_DIR] [OUT_PREFIX]
+#   RANKS="28 112 448 1792 3584"  rank counts (multiples of 28: whole nodes)
+#   WORKS="1 5 10"                average seconds of work per rank
+#   BYTES="4096 1e6 3e7"          input bytes per rank (cycles/byte at 2.4 GHz:
+#                                 2.4e9 * work / bytes)
+#   POLICIES="smallworld,random,sharing"
+#   BIG=448 BIG_PROFILES="5:3e7 1:3e7 5:4096 10:3e7"  above BIG ranks only these
+#                                 work:bytes profiles run (each 3,584-rank run
+#                                 takes minutes)
+#   EXTRA=""                      further simulate-dlb flags (default none: the
+#                                 library's defaults, DLB_Bench's 1 ms slices)
+set -euo pipefail
+build=${1:-build}
+out=${2:-$build/weak-scaling}
+RANKS=${RANKS:-"28 112 448 1792 3584"}
+WORKS=${WORKS:-"1 5 10"}
+BYTES=${BYTES:-"4096 1e6 3e7"}
+POLICIES=${POLICIES:-"smallworld,random,sharing"}
+BIG=${BIG:-448}
+BIG_PROFILES=${BIG_PROFILES:-"5:3e7 1:3e7 5:4096 10:3e7"}
+EXTRA=${EXTRA:-}
+sim="$build/tools/ballast-simulate-dlb"
+csv="$out.csv"
+[ -x "$sim" ] || { echo "weak-scaling: $sim not found (build with SimGrid)" >&2; exit 2; }
+
+done_already() { # ranks work bytes: a row exists for this point
+  [ -f "$csv" ] && awk -F, -v r="$1" -v w="$2" -v b="$3" \
+    'NR>1 && $1==r && $6==w && $8==b {f=1} END {exit !f}' "$csv"
+}
+
+for r in $RANKS; do
+  for w in $WORKS; do
+    for b in $BYTES; do
+      if [ "$r" -gt "$BIG" ] && ! grep -qw -- "$w:$b" <<<"$BIG_PROFILES"; then continue; fi
+      bn=$(awk -v b="$b" 'BEGIN {printf "%.17g", b}')
+      if done_already "$r" "$w" "$bn"; then continue; fi
+      echo "weak-scaling: $r ranks, $w s/rank, $b bytes/rank" >&2
+      # shellcheck disable=SC2086
+      "$sim" --ranks "$r" --policy "$POLICIES" --work-per-rank "$w" --bytes-per-rank "$b" \
+        --tasks-per-rank 100 --distribution gaussian --seed 1 $EXTRA --csv "$csv" >/dev/null
+    done
+  done
+done
+
+# gnuplot reads plain numbers only ("1e6" is not one to it).
+BYTES_N=$(for b in $BYTES; do awk -v b="$b" 'BEGIN {printf "%.0f ", b}'; done)
+# The pairs plot: 5 s of work if studied, else the first work value.
+pw=$(grep -qw 5 <<<"$WORKS" && echo 5 || awk '{print $1}' <<<"$WORKS")
+command -v gnuplot >/dev/null || { echo "weak-scaling: $csv (gnuplot missing: no plots)"; exit 0; }
+cat >"$out.gp" <<GP
+set datafile separator ","
+set terminal pngcairo size 1500,480 noenhanced
+set output "$out.png"
+set multiplot layout 1,3 title "DLB_Bench weak scaling under SMPI (gaussian: 10% of ranks hold 70% of the tasks)"
+set logscale x 2
+set xlabel "ranks"
+set ylabel "parallel efficiency"
+set yrange [0:1.05]
+set key bottom left font ",8"
+set grid
+pols = "smallworld random sharing"
+sizes = "$BYTES_N"
+ns = words(sizes)
+pol(i) = word(pols, (i - 1) / ns + 1)
+size(i) = word(sizes, (i - 1) % ns + 1)
+do for [wk in "$WORKS"] {
+  set title sprintf("%s s of work per rank", wk)
+  plot for [i = 1:words(pols) * ns] "$csv" \
+    using ((column(6) == real(wk) && column(8) == real(size(i)) && strcol(10) eq pol(i)) ? column(1) : NaN):11 smooth unique \
+    with linespoints lc ((i - 1) / ns + 1) pt ((i - 1) % ns + 5) title sprintf("%s, %s B/rank", pol(i), size(i))
+}
+unset multiplot
+set terminal pngcairo size 700,480 noenhanced
+set output "$out-peers.png"
+set title "Pairs a rank connects to (max over ranks), $pw s of work, largest problem"
+set ylabel "peers (max)"
+unset yrange
+set logscale y 2
+set key top left
+bmax = "$(awk '{print $NF}' <<<"$BYTES_N")"
+plot for [i = 1:words(pols)] "$csv" \
+  using ((column(6) == $pw && column(8) == real(bmax) && strcol(10) eq word(pols, i)) ? column(1) : NaN):16 smooth unique \
+  with linespoints lc i pt 7 title word(pols, i)
+GP
+gnuplot "$out.gp"
+echo "weak-scaling: $csv, $out.png, $out-peers.png"
