@@ -1,0 +1,73 @@
+/* Grain size of pipelined (DOACROSS) loops, seed 002 §4.2.4: the number of
+ * blocks M trades pipeline fill and drain ((p - 1) blocks of idle time,
+ * shorter with small blocks) against per-message overhead (M + p - 2
+ * shifts, fewer with large blocks). */
+#include <math.h>
+#include <time.h>
+
+#include <ballast/rebalance.h>
+
+#include "core/clock.h"
+#include "rebalance_internal.h"
+
+/* The model of the seed with the real block size b = ceil(m / M) and the
+ * real number of blocks ceil(m / b). */
+static double model(double t_seq, long long m, int p, double t_fixed, double t_incr, long long b,
+                    long long *blocks) {
+  long long M = (m + b - 1) / b;
+  if (blocks) *blocks = M;
+  double tb = t_seq / ((double)p * (double)M);
+  double shifts = (double)M + p - 2;
+  if (shifts < 0) shifts = 0;
+  return ((double)M + p - 1) * tb + shifts * (t_fixed + t_incr * (double)b);
+}
+
+int bal_rebalance_grain(double t_seq, long long m, int p, double t_fixed, double t_incr,
+                        long long *blocks, long long *block_size, double *t_total) {
+  if (!(t_seq > 0.0) || !isfinite(t_seq) || m < 1 || p < 1 || !(t_fixed >= 0.0) ||
+      !isfinite(t_fixed) || !(t_incr >= 0.0) || !isfinite(t_incr))
+    return BAL_EINVAL;
+  double mstar;
+  double num = t_seq * (1.0 - 1.0 / p) + t_incr * (double)m * (p - 2);
+  if (p == 1 || num <= 0.0)
+    mstar = 1.0;
+  else if (t_fixed == 0.0)
+    mstar = (double)m;
+  else
+    mstar = sqrt(num / t_fixed);
+  if (mstar < 1.0) mstar = 1.0;
+  if (mstar > (double)m) mstar = (double)m;
+  /* Integer block sizes around m / M*: the model is convex in M, so the
+   * best of the neighbours of the real optimum is the integer optimum up to
+   * the rounding of b. */
+  long long bc = (long long)ceil((double)m / mstar);
+  long long best_b = 0;
+  double best = INFINITY;
+  for (long long b = bc - 2; b <= bc + 2; b++) {
+    if (b < 1 || b > m) continue;
+    double t = model(t_seq, m, p, t_fixed, t_incr, b, NULL);
+    if (t < best) {
+      best = t;
+      best_b = b;
+    }
+  }
+  long long M;
+  double t = model(t_seq, m, p, t_fixed, t_incr, best_b, &M);
+  if (blocks) *blocks = M;
+  if (block_size) *block_size = best_b;
+  if (t_total) *t_total = t;
+  return BAL_OK;
+}
+
+int bal_rebalance_time_min(void (*fn)(void *arg), void *arg, int reps, double *min_s) {
+  if (!fn || reps < 1 || !min_s) return BAL_EINVAL;
+  int64_t best = INT64_MAX;
+  for (int i = 0; i < reps; i++) {
+    int64_t t0 = bal__now_ns();
+    fn(arg);
+    int64_t d = bal__now_ns() - t0;
+    if (d < best) best = d;
+  }
+  *min_s = (double)best * 1e-9;
+  return BAL_OK;
+}
