@@ -377,8 +377,10 @@ typedef enum bal_rebalance_filter_fstate {
 } bal_rebalance_filter_fstate;
 
 /** Dead band of the adaptive filter: a raw rate within this relative
- *  distance of the filtered rate counts as steady. */
-#define BAL_REBALANCE_FILTER_BAND 0.05
+ *  distance of the filtered rate counts as steady. Equal to the default
+ *  threshold: a change this small on one rank cannot by itself project a
+ *  larger reduction of the step time. */
+#define BAL_REBALANCE_FILTER_BAND 0.10
 
 /** State of one rate filter; initialise with bal_rebalance_filter_init(). */
 typedef struct bal_rebalance_filter_state {
@@ -393,8 +395,8 @@ BAL_API int bal_rebalance_filter_init(bal_rebalance_filter_state *st);
 
 /**
  * History fraction h of the adaptive filter in a state (the table of
- * docs/rebalance.md): STEADY 0.75, DOWN1 0.5, DOWN2 0, UP1 1 (ignored),
- * UP2 0.75, UP3 0.25. Returns -1 for an unknown state.
+ * docs/rebalance.md): STEADY 0.75, DOWN1 0.8, DOWN2 0, UP1 1 (ignored),
+ * UP2 0.5, UP3 0. Returns -1 for an unknown state.
  */
 BAL_API double bal_rebalance_filter_h(bal_rebalance_filter_fstate state);
 

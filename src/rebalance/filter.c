@@ -6,13 +6,13 @@
  *
  * Why these values: a slow-down on one rank stalls every rank at the next
  * synchronisation, a speed-up only leaves one rank briefly underused, so a
- * drop is half-trusted at once and fully trusted when it repeats, while a
- * single rise is ignored (it is often a scheduling artefact: a period in
- * which a competing process happened not to run) and later rises are
- * trusted progressively. The dead band keeps measurement noise out of the
- * trend states: inside it the filter is a plain smoother (h = 0.75), which
- * is unbiased, whereas alternating DOWN1/UP1 on noise would ratchet the
- * estimate downwards. */
+ * drop is fully trusted as soon as it repeats (2 periods) and a rise only
+ * on its third period in a row (UP1 ignores it, UP2 goes halfway). A
+ * single drop is only 20% trusted: one-period dips and spikes (a period in
+ * which a competing process did or did not run) then move nothing, where
+ * trusting the first drop by half caused as many moves as no filter at all
+ * in the experiment. The dead band keeps noise out of the trend states:
+ * inside it the filter is a plain, unbiased smoother (h = 0.75). */
 #include <math.h>
 #include <stdbool.h>
 
@@ -23,11 +23,11 @@
 double bal_rebalance_filter_h(bal_rebalance_filter_fstate state) {
   switch (state) {
   case BAL_REBALANCE_FS_STEADY: return 0.75;
-  case BAL_REBALANCE_FS_DOWN1: return 0.5;
+  case BAL_REBALANCE_FS_DOWN1: return 0.8;
   case BAL_REBALANCE_FS_DOWN2: return 0.0;
   case BAL_REBALANCE_FS_UP1: return 1.0;
-  case BAL_REBALANCE_FS_UP2: return 0.75;
-  case BAL_REBALANCE_FS_UP3: return 0.25;
+  case BAL_REBALANCE_FS_UP2: return 0.5;
+  case BAL_REBALANCE_FS_UP3: return 0.0;
   }
   return -1.0;
 }

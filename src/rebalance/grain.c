@@ -37,18 +37,29 @@ int bal_rebalance_grain(double t_seq, long long m, int p, double t_fixed, double
     mstar = sqrt(num / t_fixed);
   if (mstar < 1.0) mstar = 1.0;
   if (mstar > (double)m) mstar = (double)m;
-  /* Integer block sizes around m / M*: the model is convex in M, so the
-   * best of the neighbours of the real optimum is the integer optimum up to
-   * the rounding of b. */
-  long long bc = (long long)ceil((double)m / mstar);
+  /* Integer block sizes around m / M*: the model is convex in M, but
+   * b = ceil(m / M) maps several M to one b, so try the block sizes of the
+   * integers near M* as well as the sizes near m / M* (a scan of all b
+   * agrees on random cases: test_rebalance_decide). */
   long long best_b = 0;
   double best = INFINITY;
-  for (long long b = bc - 2; b <= bc + 2; b++) {
-    if (b < 1 || b > m) continue;
-    double t = model(t_seq, m, p, t_fixed, t_incr, b, NULL);
-    if (t < best) {
-      best = t;
-      best_b = b;
+  long long mc = (long long)mstar;
+  for (long long k = -8; k <= 8; k++) {
+    long long cand[3] = {0, 0, 0};
+    long long M = mc + k;
+    if (M >= 1 && M <= m) {
+      cand[0] = (m + M - 1) / M;
+      cand[1] = m / M;
+    }
+    cand[2] = (long long)ceil((double)m / mstar) + k;
+    for (int c = 0; c < 3; c++) {
+      long long b = cand[c];
+      if (b < 1 || b > m) continue;
+      double t = model(t_seq, m, p, t_fixed, t_incr, b, NULL);
+      if (t < best) {
+        best = t;
+        best_b = b;
+      }
     }
   }
   long long M;
