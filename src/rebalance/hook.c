@@ -54,7 +54,12 @@ int bal_rebalance_step(bal_rebalance *rb, double compute_s, long long items, lon
 
   int rc = BAL_OK;
   if (rb->posted) rc = bal__resolve(rb, moved); /* pipelined: posted last step */
-  if (--rb->countdown <= 0) {
+  if (--rb->countdown <= 0 && rc != BAL_OK) {
+    /* After a collective error (the same on every rank) the next exchange
+     * waits for the next call, so the application can repair what the
+     * error was about before its state is measured again. */
+    rb->countdown = 1;
+  } else if (rb->countdown <= 0) {
     int prc = bal__post(rb);
     if (prc != BAL_OK) {
       rc = prc;
@@ -235,12 +240,15 @@ int bal__resolve(bal_rebalance *rb, long long *moved) {
     return BAL_ERANGE;
   }
   rb->since_move_s += iters * iter_s;
-  if (rb->cfg.interval == 0 && iter_s > 0.0) {
+  /* The target period is computed even when the interval is fixed: the
+   * profitability horizon is at least workscale periods. */
+  if (iter_s > 0.0) {
     bal_rebalance_period_in pin = {rb->interact_s, rb->cfg.f_interact, rb->move_s,
                                    rb->cfg.workscale, rb->cfg.quantum_s, rb->cfg.quantum_scale,
                                    iter_s, rb->cfg.max_interval};
     long long iv;
-    if (bal_rebalance_period(&pin, &rb->period_s, &iv) == BAL_OK) rb->interval = iv;
+    if (bal_rebalance_period(&pin, &rb->period_s, &iv) == BAL_OK && rb->cfg.interval == 0)
+      rb->interval = iv;
   }
   rb->st.interval = rb->interval;
   rb->st.period_s = rb->period_s;
