@@ -62,7 +62,7 @@ static void reserve(int64_t extra) {
   uint64_t *nid = malloc((size_t)cap * sizeof *nid);
   CHECK(nid);
   int64_t h = (cap - A.n) / 2; /* room at both ends */
-  memcpy(nid + h, A.id + A.head, (size_t)A.n * sizeof *nid);
+  if (A.n) memcpy(nid + h, A.id + A.head, (size_t)A.n * sizeof *nid);
   free(A.id);
   A.id = nid;
   A.head = h;
@@ -407,11 +407,6 @@ static void one_error(const char *name, bal_rebalance_mode mode, int pipelined, 
     int rc = bal_rebalance_step(rb, (double)A.n * 1e-3 / sp + 1e-6, (long long)A.n, &moved);
     if (rc != BAL_OK) fprintf(stderr, "rank %d: %s: step %lld after the error: %d\n", rank, name, step, rc);
     CHECK(rc == BAL_OK);
-    if (getenv("RB_DEBUG")) {
-      bal_rebalance_stats d;
-      bal_rebalance_stats_get(rb, &d);
-      fprintf(stderr, "rank %d %s step %lld: n=%lld moved=%lld verdict=%d red=%.3f rate=%.1f raw=%.1f inter=%lld\n", rank, name, step, (long long)A.n, moved, d.last_verdict, d.reduction, d.rate, d.rate_raw, d.interactions);
-    }
     after += moved;
     check_items(*total, mode == BAL_REBALANCE_STRING);
   }
