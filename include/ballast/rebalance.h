@@ -288,24 +288,27 @@ BAL_API int bal_rebalance_filter_parse(const char *name, bal_rebalance_filter *o
  * Chains-on-chains partitioning: cut a chain of n items with costs w[j] into
  * p consecutive parts, part k for a processor of speed s[k], minimising the
  * bottleneck max_k (cost of part k) / s[k]. Optimal to within rounding
- * (bisection on the bottleneck down to adjacent doubles between a probe
- * that fails and one that succeeds, then the bottleneck of the partition the
- * successful greedy probe builds). A probe is O(p log n) (binary search in
- * prefix sums; O(p) when w is NULL); the whole call O(n + p log n log(1/eps)),
- * at most about 64 probes. The greedy probe gives each part as much as fits,
- * so with ties the last parts may get less.
+ * (bisection on the bottleneck down to adjacent doubles between a greedy
+ * probe that fails and one that succeeds). Among the partitions with that
+ * bottleneck it returns the one whose cuts are, one after the other, closest
+ * to `ref` (e.g. the current cuts, so that a rebalance moves no more than
+ * it must), or to the proportional cuts (part k's share of the total cost
+ * equal to its share of the speed) when ref is NULL. A probe is O(p log n)
+ * (binary search in prefix sums; O(p) when w is NULL); the whole call
+ * O(n + p log n log(1/eps)), at most about 64 probes.
  * @param n     number of items (>= 0).
  * @param w     n costs (finite, >= 0), or NULL for unit costs.
  * @param p     number of parts (>= 1).
  * @param s     p speeds (finite, > 0), or NULL for equal speeds.
+ * @param ref   p+1 nondecreasing reference cuts from 0 to n, or NULL.
  * @param cuts  receives p+1 indices: part k is items [cuts[k], cuts[k+1]),
  *              cuts[0] = 0, cuts[p] = n.
  * @param bottleneck receives the partition's bottleneck; may be NULL.
- * @return BAL_OK; BAL_EINVAL on a NULL cuts, n < 0, p < 1 or a bad cost or
- *         speed; BAL_ENOMEM.
+ * @return BAL_OK; BAL_EINVAL on a NULL cuts, n < 0, p < 1, a bad cost,
+ *         speed or reference; BAL_ENOMEM.
  */
-BAL_API int bal_rebalance_cuts(int64_t n, const double *w, int p, const double *s, int64_t *cuts,
-                               double *bottleneck);
+BAL_API int bal_rebalance_cuts(int64_t n, const double *w, int p, const double *s,
+                               const int64_t *ref, int64_t *cuts, double *bottleneck);
 
 /**
  * Integer item counts proportional to rates: the counts t[k] (sum = total)

@@ -49,14 +49,66 @@ static bool probe(int64_t n, const double *pre, int p, const double *s, double B
   return at == n;
 }
 
+/* Smallest j in [0, end] with pre[j] >= pre[end] - cap: where a part that
+ * ends at `end` may start at the earliest. */
+static int64_t first_fitting(const double *pre, int64_t end, double cap) {
+  if (!pre) {
+    double room = floor(cap);
+    return room >= (double)end ? 0 : end - (int64_t)room;
+  }
+  double limit = pre[end] - cap;
+  int64_t a = 0, b = end; /* pre[b] >= limit */
+  while (a < b) {
+    int64_t mid = a + (b - a) / 2;
+    if (pre[mid] >= limit)
+      b = mid;
+    else
+      a = mid + 1;
+  }
+  return a;
+}
+
+static int64_t forward_fit(const double *pre, int64_t at, int64_t n, double cap) {
+  if (pre) return last_fitting(pre, at, n, pre[at] + cap);
+  double room = floor(cap);
+  int64_t left = n - at;
+  return at + (room >= (double)left ? left : (int64_t)room);
+}
+
+/* Among the partitions with bottleneck <= B, the one whose cuts are, one
+ * after the other, closest to ref: cut k+1 must leave room for the rest
+ * (>= lo[k+1], from a greedy pass from the end) and fit part k
+ * (<= the forward greedy end from cut k). Since cut k respects lo[k], the
+ * remaining items fit in the remaining parts, so both bounds always meet
+ * (up to rounding, which the caller checks). O(p log n). */
+static void nearest(int64_t n, const double *pre, int p, const double *s, double B,
+                    const int64_t *ref, int64_t *lo, int64_t *cuts) {
+  lo[p] = n;
+  for (int k = p - 1; k >= 1; k--) lo[k] = first_fitting(pre, lo[k + 1], B * (s ? s[k] : 1.0));
+  cuts[0] = 0;
+  for (int k = 0; k + 1 < p; k++) {
+    int64_t hi = forward_fit(pre, cuts[k], n, B * (s ? s[k] : 1.0));
+    int64_t low = lo[k + 1] > cuts[k] ? lo[k + 1] : cuts[k];
+    if (low > hi) low = hi;
+    int64_t c = ref[k + 1];
+    cuts[k + 1] = c < low ? low : (c > hi ? hi : c);
+  }
+  cuts[p] = n;
+}
+
 static double part_time(const double *pre, const int64_t *cuts, const double *s, int k) {
   double c = pre ? pre[cuts[k + 1]] - pre[cuts[k]] : (double)(cuts[k + 1] - cuts[k]);
   return c / (s ? s[k] : 1.0);
 }
 
-int bal_rebalance_cuts(int64_t n, const double *w, int p, const double *s, int64_t *cuts,
-                       double *bottleneck) {
+int bal_rebalance_cuts(int64_t n, const double *w, int p, const double *s, const int64_t *ref,
+                       int64_t *cuts, double *bottleneck) {
   if (!cuts || n < 0 || p < 1) return BAL_EINVAL;
+  if (ref) {
+    if (ref[0] != 0 || ref[p] != n) return BAL_EINVAL;
+    for (int k = 0; k < p; k++)
+      if (ref[k] > ref[k + 1]) return BAL_EINVAL;
+  }
   double smin = 1.0, ssum = (double)p, wmax = n > 0 ? 1.0 : 0.0;
   if (s) {
     smin = INFINITY;
@@ -85,7 +137,12 @@ int bal_rebalance_cuts(int64_t n, const double *w, int p, const double *s, int64
     total = pre[n];
   }
   int64_t *tmp = malloc((size_t)(p + 1) * sizeof *tmp);
-  if (!tmp) {
+  int64_t *lo = malloc((size_t)(p + 1) * sizeof *lo);
+  int64_t *pref = ref ? NULL : malloc((size_t)(p + 1) * sizeof *pref);
+  if (!tmp || !lo || (!ref && !pref)) {
+    free(tmp);
+    free(lo);
+    free(pref);
     free(pre);
     return BAL_ENOMEM;
   }
@@ -93,28 +150,63 @@ int bal_rebalance_cuts(int64_t n, const double *w, int p, const double *s, int64
    * hi = lo + wmax/smin is always feasible: a processor that stops early has
    * taken more than B*s[k] - wmax >= its proportional share. Doubled until
    * feasible anyway, to be safe against rounding. */
-  double lo = total / ssum, hi = lo + wmax / smin;
-  if (probe(n, pre, p, s, lo, cuts)) {
-    hi = lo;
+  double blo = total / ssum, bhi = blo + wmax / smin;
+  if (probe(n, pre, p, s, blo, cuts)) {
+    bhi = blo;
   } else {
-    while (!probe(n, pre, p, s, hi, cuts)) hi = hi > 0 ? hi * 2.0 : 1.0;
+    while (!probe(n, pre, p, s, bhi, cuts)) bhi = bhi > 0 ? bhi * 2.0 : 1.0;
     for (int it = 0; it < 200; it++) {
-      double mid = lo + (hi - lo) / 2.0;
-      if (!(mid > lo && mid < hi)) break; /* adjacent doubles */
+      double mid = blo + (bhi - blo) / 2.0;
+      if (!(mid > blo && mid < bhi)) break; /* adjacent doubles */
       if (probe(n, pre, p, s, mid, tmp)) {
-        hi = mid;
+        bhi = mid;
         for (int k = 0; k <= p; k++) cuts[k] = tmp[k];
       } else {
-        lo = mid;
+        blo = mid;
       }
     }
   }
-  if (bottleneck) {
-    double b = 0.0;
-    for (int k = 0; k < p; k++) b = fmax(b, part_time(pre, cuts, s, k));
-    *bottleneck = b;
+  double b = 0.0;
+  for (int k = 0; k < p; k++) b = fmax(b, part_time(pre, cuts, s, k));
+  /* The greedy partition gives every part as much as fits and the last
+   * parts what is left. Among the partitions with the same bottleneck take
+   * the one nearest the reference (by default the proportional cuts), so
+   * that a rebalance moves no more than it must. */
+  if (!ref) {
+    double acc = 0.0;
+    pref[0] = 0;
+    for (int k = 1; k < p; k++) {
+      acc += s ? s[k - 1] : 1.0;
+      double target = total * (acc / ssum);
+      int64_t j;
+      if (pre) {
+        int64_t a = 0, z = n; /* first j with pre[j] >= target */
+        while (a < z) {
+          int64_t mid = a + (z - a) / 2;
+          if (pre[mid] >= target)
+            z = mid;
+          else
+            a = mid + 1;
+        }
+        j = a;
+      } else {
+        j = (int64_t)llround(target);
+      }
+      pref[k] = j < pref[k - 1] ? pref[k - 1] : (j > n ? n : j);
+    }
+    pref[p] = n;
   }
+  nearest(n, pre, p, s, b, ref ? ref : pref, lo, tmp);
+  double bn = 0.0;
+  for (int k = 0; k < p; k++) bn = fmax(bn, part_time(pre, tmp, s, k));
+  if (bn <= b) { /* else rounding broke the bounds: keep the greedy cuts */
+    for (int k = 0; k <= p; k++) cuts[k] = tmp[k];
+    b = bn;
+  }
+  if (bottleneck) *bottleneck = b;
   free(tmp);
+  free(lo);
+  free(pref);
   free(pre);
   return BAL_OK;
 }

@@ -54,7 +54,7 @@ static void cuts_match_oracle(void **state) {
     for (int k = 0; k < p; k++) s[k] = unit_s ? 1.0 : 0.25 + bal__rng_uniform(&r) * 3.0;
     int64_t cuts[9];
     double b;
-    assert_int_equal(bal_rebalance_cuts(n, unit_w ? NULL : w, p, unit_s ? NULL : s, cuts, &b),
+    assert_int_equal(bal_rebalance_cuts(n, unit_w ? NULL : w, p, unit_s ? NULL : s, NULL, cuts, &b),
                      BAL_OK);
     assert_int_equal(cuts[0], 0);
     assert_int_equal(cuts[p], n);
@@ -68,7 +68,48 @@ static void cuts_match_oracle(void **state) {
     if (!(fabs(b - opt) <= 1e-9 * fmax(1.0, opt)))
       fail_msg("round %d n=%lld p=%d: bottleneck %.17g, optimum %.17g", round, (long long)n, p, b,
                opt);
+    /* any reference: still optimal, cuts valid */
+    int64_t ref[9], c2[9];
+    ref[0] = 0;
+    for (int k = 1; k < p; k++) ref[k] = (int64_t)bal__rng_below(&r, (uint64_t)n + 1);
+    ref[p] = n;
+    for (int k = 1; k < p; k++) /* sort */
+      for (int j = k; j > 1 && ref[j] < ref[j - 1]; j--) {
+        int64_t x = ref[j];
+        ref[j] = ref[j - 1];
+        ref[j - 1] = x;
+      }
+    double b2;
+    assert_int_equal(bal_rebalance_cuts(n, unit_w ? NULL : w, p, unit_s ? NULL : s, ref, c2, &b2),
+                     BAL_OK);
+    assert_true(c2[0] == 0 && c2[p] == n);
+    for (int k = 0; k < p; k++) assert_true(c2[k] <= c2[k + 1]);
+    assert_true(fabs(b2 - opt) <= 1e-9 * fmax(1.0, opt));
+    /* an optimal reference comes back unchanged: nothing needless moves */
+    assert_int_equal(bal_rebalance_cuts(n, unit_w ? NULL : w, p, unit_s ? NULL : s, cuts, c2, &b2),
+                     BAL_OK);
+    for (int k = 0; k <= p; k++) assert_int_equal(c2[k], cuts[k]);
   }
+}
+
+/* Unit costs, equal speeds: the optimal partitions include the one that
+ * differs by at most one item per part, and that is the one returned. */
+static void cuts_default_is_even(void **state) {
+  (void)state;
+  for (int64_t n = 0; n < 60; n++)
+    for (int p = 1; p <= 9; p++) {
+      int64_t cuts[10];
+      assert_int_equal(bal_rebalance_cuts(n, NULL, p, NULL, NULL, cuts, NULL), BAL_OK);
+      for (int k = 0; k < p; k++) {
+        int64_t len = cuts[k + 1] - cuts[k];
+        assert_true(len == n / p || len == n / p + 1);
+      }
+    }
+  int64_t cuts[3], bad[3] = {0, 2, 1};
+  assert_int_equal(bal_rebalance_cuts(2, NULL, 2, NULL, bad, cuts, NULL), BAL_EINVAL);
+  bad[1] = 1;
+  bad[2] = 3;
+  assert_int_equal(bal_rebalance_cuts(2, NULL, 2, NULL, bad, cuts, NULL), BAL_EINVAL);
 }
 
 /* The bound the colleague's benchmark checks: max/avg <= 1 + wmax/avg. */
@@ -90,7 +131,7 @@ static void cuts_quality_bound_large(void **state) {
   }
   for (int p = 1; p <= 4096; p *= 4) {
     double b;
-    assert_int_equal(bal_rebalance_cuts(n, w, p, NULL, cuts, &b), BAL_OK);
+    assert_int_equal(bal_rebalance_cuts(n, w, p, NULL, NULL, cuts, &b), BAL_OK);
     double avg = tot / p;
     assert_true(b / avg <= 1.0 + wmax / avg + 1e-12);
     assert_true(b >= avg * (1 - 1e-12));
@@ -103,13 +144,13 @@ static void cuts_bad_args(void **state) {
   (void)state;
   int64_t cuts[3];
   double w[2] = {1, NAN}, s[2] = {1, 0};
-  assert_int_equal(bal_rebalance_cuts(2, NULL, 2, NULL, NULL, NULL), BAL_EINVAL);
-  assert_int_equal(bal_rebalance_cuts(-1, NULL, 2, NULL, cuts, NULL), BAL_EINVAL);
-  assert_int_equal(bal_rebalance_cuts(2, NULL, 0, NULL, cuts, NULL), BAL_EINVAL);
-  assert_int_equal(bal_rebalance_cuts(2, w, 2, NULL, cuts, NULL), BAL_EINVAL);
-  assert_int_equal(bal_rebalance_cuts(2, NULL, 2, s, cuts, NULL), BAL_EINVAL);
+  assert_int_equal(bal_rebalance_cuts(2, NULL, 2, NULL, NULL, NULL, NULL), BAL_EINVAL);
+  assert_int_equal(bal_rebalance_cuts(-1, NULL, 2, NULL, NULL, cuts, NULL), BAL_EINVAL);
+  assert_int_equal(bal_rebalance_cuts(2, NULL, 0, NULL, NULL, cuts, NULL), BAL_EINVAL);
+  assert_int_equal(bal_rebalance_cuts(2, w, 2, NULL, NULL, cuts, NULL), BAL_EINVAL);
+  assert_int_equal(bal_rebalance_cuts(2, NULL, 2, s, NULL, cuts, NULL), BAL_EINVAL);
   w[1] = -1;
-  assert_int_equal(bal_rebalance_cuts(2, w, 2, NULL, cuts, NULL), BAL_EINVAL);
+  assert_int_equal(bal_rebalance_cuts(2, w, 2, NULL, NULL, cuts, NULL), BAL_EINVAL);
 }
 
 /* ---- integer targets: exhaustive over all vectors with the right sum ---- */
@@ -286,7 +327,8 @@ static void direct_plan_properties(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(cuts_match_oracle),       cmocka_unit_test(cuts_quality_bound_large),
-      cmocka_unit_test(cuts_bad_args),           cmocka_unit_test(targets_match_oracle),
+      cmocka_unit_test(cuts_bad_args),           cmocka_unit_test(cuts_default_is_even),
+      cmocka_unit_test(targets_match_oracle),
       cmocka_unit_test(shifts_match_oracle),     cmocka_unit_test(shifts_limit_properties),
       cmocka_unit_test(direct_plan_properties),
   };
