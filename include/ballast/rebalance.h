@@ -121,6 +121,14 @@ typedef struct bal_rebalance_callbacks {
   /** Bytes per item when pack_size is NULL (then must be >= 1). */
   size_t item_bytes;
   void *arg; /**< passed to every callback */
+  /** Optional relative costs of the local items: fill w[0..count) in
+   *  sequence order (LOW first) with finite values >= 0. When given (and the
+   *  mode is not DIRECT, which balances counts), rates are measured in cost
+   *  units per second and string targets are chains-on-chains cuts of the
+   *  global sequence of costs (bal_rebalance_cuts()). It is called at every
+   *  interaction and after every migration, and when the ranks look
+   *  imbalanced every rank gathers all costs (one double per item). */
+  int (*weights)(int64_t count, double *w, void *arg);
 } bal_rebalance_callbacks;
 
 /** Configuration; initialise with bal_rebalance_config_init(), then change

@@ -6,6 +6,7 @@
  * collective completes while the application computes (seed 002 §2.1). All
  * ranks resolve the same records at the same step and take the same
  * decision. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,34 @@
 
 static void note_error(bal_rebalance *rb, int err) {
   if (!rb->pending_err) rb->pending_err = err;
+}
+
+/* Local costs into rb->wloc (n of them); sets loc_w and avg_w. */
+static int local_weights(bal_rebalance *rb, int64_t n) {
+  if (n > rb->wloc_cap) {
+    double *w = realloc(rb->wloc, (size_t)n * sizeof *w);
+    if (!w) return BAL_ENOMEM;
+    rb->wloc = w;
+    rb->wloc_cap = n;
+  }
+  if (n > 0 && rb->cb.weights(n, rb->wloc, rb->cb.arg) != 0) return BAL_ECALLBACK;
+  double sum = 0.0;
+  for (int64_t j = 0; j < n; j++) {
+    if (!isfinite(rb->wloc[j]) || rb->wloc[j] < 0.0) return BAL_EINVAL;
+    sum += rb->wloc[j];
+  }
+  rb->loc_w = sum;
+  if (n > 0 && sum > 0.0) rb->avg_w = sum / (double)n;
+  rb->avg_known = 1;
+  return BAL_OK;
+}
+
+/* Refresh the average cost of a local item (weighted mode). */
+static int refresh_weights(bal_rebalance *rb) {
+  int64_t n = 0;
+  if (rb->cb.count(&n, rb->cb.arg) != 0) return BAL_ECALLBACK;
+  if (n < 0) return BAL_EINVAL;
+  return local_weights(rb, n);
 }
 
 int bal_rebalance_step(bal_rebalance *rb, double compute_s, long long items, long long *moved) {
@@ -44,9 +73,16 @@ int bal_rebalance_step(bal_rebalance *rb, double compute_s, long long items, lon
   } else {
     it = (double)items;
   }
+  if (rb->weighted && !rb->avg_known) {
+    int wrc = refresh_weights(rb);
+    if (wrc != BAL_OK) note_error(rb, wrc);
+  }
   if (c >= 0.0) {
     rb->win_compute_s += c;
-    rb->win_items += it;
+    /* with costs, the rate is in cost units: items times their average cost
+     * (refreshed at every exchange and migration), so that it measures the
+     * rank's speed whichever items it holds */
+    rb->win_items += rb->weighted ? it * rb->avg_w : it;
   }
   rb->win_wall_s += (double)(now - rb->t_prev) * 1e-9;
   rb->win_steps++;
@@ -82,6 +118,14 @@ int bal__post(bal_rebalance *rb) {
     note_error(rb, BAL_EINVAL);
   else if ((double)cnt > 9007199254740992.0) /* 2^53: exact in the double record */
     note_error(rb, BAL_ERANGE);
+  double load = (double)cnt;
+  if (rb->weighted && !rb->pending_err) {
+    int wrc = local_weights(rb, cnt);
+    if (wrc != BAL_OK)
+      note_error(rb, wrc);
+    else
+      load = rb->loc_w;
+  }
   double raw = 0.0;
   if (!rb->pending_err && rb->win_compute_s > 0.0 && rb->win_items > 0.0)
     raw = rb->win_items / rb->win_compute_s;
@@ -104,6 +148,7 @@ int bal__post(bal_rebalance *rb) {
   r[BAL__REC_MOVE_BYTES] = rb->last_move_bytes;
   r[BAL__REC_MOVE_ITEMS] = rb->last_move_items;
   r[BAL__REC_INTERACT_S] = rb->last_interact_s;
+  r[BAL__REC_LOAD] = rb->pending_err ? 0.0 : load;
   rb->pending_err = 0;
   rb->last_move_s = rb->last_move_bytes = rb->last_move_items = rb->last_interact_s = 0.0;
   rb->win_compute_s = rb->win_items = rb->win_wall_s = 0.0;
@@ -204,6 +249,42 @@ static double horizon(const bal_rebalance *rb) {
   return fmax(fmax(rb->since_move_s, rb->between_moves_s), rb->cfg.workscale * rb->period_s);
 }
 
+/* Every rank's item costs into rb->wall, in global string order. The local
+ * count must still be the one exchanged; any local failure is agreed on
+ * before the (collective) gather. */
+int bal__gather_weights(bal_rebalance *rb, int64_t total) {
+  int err = 0, who = -1;
+  if (total > INT_MAX) err = BAL_ERANGE; /* MPI counts and displacements are int */
+  int64_t cnt = -1;
+  if (!err && rb->cb.count(&cnt, rb->cb.arg) != 0) err = BAL_ECALLBACK;
+  if (!err && cnt != rb->n[rb->rank]) err = BAL_EINVAL;
+  if (!err) err = local_weights(rb, cnt);
+  if (!err && total > rb->wall_cap) {
+    double *w = realloc(rb->wall, (size_t)total * sizeof *w);
+    if (!w)
+      err = BAL_ENOMEM;
+    else {
+      rb->wall = w;
+      rb->wall_cap = total;
+    }
+  }
+  int rc = bal__agree(rb->comm, rb->rank, err, &who);
+  if (rc != 0) {
+    if (who >= 0) rb->st.error_rank = who;
+    return rc;
+  }
+  int d = 0;
+  for (int k = 0; k < rb->size; k++) {
+    rb->rcounts[k] = (int)rb->n[k];
+    rb->displs[k] = d;
+    d += rb->rcounts[k];
+  }
+  if (MPI_Allgatherv(rb->wloc, (int)cnt, MPI_DOUBLE, rb->wall, rb->rcounts, rb->displs, MPI_DOUBLE,
+                     rb->comm) != MPI_SUCCESS)
+    return BAL_EMPI;
+  return BAL_OK;
+}
+
 int bal__resolve(bal_rebalance *rb, long long *moved) {
   rb->posted = 0;
   if (rb->cfg.pipelined && MPI_Wait(&rb->req, MPI_STATUS_IGNORE) != MPI_SUCCESS) return BAL_EMPI;
@@ -261,9 +342,35 @@ int bal__resolve(bal_rebalance *rb, long long *moved) {
   }
   for (int k = 0; k < P; k++)
     if (!(rb->rate[k] > 0.0)) rb->rate[k] = rsum / known;
+  rsum = 0.0;
+  double t_now = 0.0, t_new, lsum = 0.0;
+  for (int k = 0; k < P; k++) {
+    double load = rb->weighted ? rb->all[(size_t)k * BAL__REC_N + BAL__REC_LOAD] : (double)rb->n[k];
+    rsum += rb->rate[k];
+    lsum += load;
+    t_now = fmax(t_now, load / rb->rate[k]);
+  }
+  double ideal = lsum / rsum;
+  rb->st.imbalance = ideal > 0.0 ? t_now / ideal : 1.0;
   /* 4. targets and the plan */
-  int rc = bal_rebalance_targets(P, total, rb->rate, rb->t);
-  if (rc != BAL_OK) return rc; /* same inputs, same outcome on every rank */
+  int rc;
+  if (rb->weighted && P > 1) {
+    /* No distribution beats the ideal time, so below this the threshold
+     * decides without the costs: gather them only when it may not. */
+    if (!(t_now > 0.0) || 1.0 - ideal / t_now <= rb->cfg.threshold) {
+      rb->st.reduction = t_now > 0.0 ? 1.0 - ideal / t_now : 0.0;
+      rb->st.last_verdict = BAL_REBALANCE_BALANCED;
+      rb->st.skipped_threshold++;
+      return BAL_OK;
+    }
+    if ((rc = bal__gather_weights(rb, total)) != BAL_OK) return rc;
+    for (int k = 0; k <= P; k++) rb->cut_ref[k] = k == 0 ? 0 : rb->cut_ref[k - 1] + rb->n[k - 1];
+    rc = bal_rebalance_cuts(total, rb->wall, P, rb->rate, rb->cut_ref, rb->cut, NULL);
+    if (rc != BAL_OK) return rc; /* same inputs on every rank: same outcome */
+    for (int k = 0; k < P; k++) rb->t[k] = rb->cut[k + 1] - rb->cut[k];
+  } else if ((rc = bal_rebalance_targets(P, total, rb->rate, rb->t)) != BAL_OK) {
+    return rc;
+  }
   if (rb->cfg.mode == BAL_REBALANCE_DIRECT) {
     memcpy(rb->a, rb->t, (size_t)P * sizeof *rb->a);
     rb->nplan = P > 1 ? bal_rebalance_direct_plan(P, rb->n, rb->t, rb->plan) : 0;
@@ -275,13 +382,20 @@ int bal__resolve(bal_rebalance *rb, long long *moved) {
   } else {
     rb->a[0] = rb->n[0];
   }
-  double t_now, t_new;
-  rsum = 0.0;
-  for (int k = 0; k < P; k++) rsum += rb->rate[k];
-  double ideal = (double)total / rsum;
-  bal_rebalance_step_time(P, rb->n, rb->rate, &t_now);
-  bal_rebalance_step_time(P, rb->a, rb->rate, &t_new);
-  rb->st.imbalance = ideal > 0.0 ? t_now / ideal : 1.0;
+  if (rb->weighted && P > 1) { /* cost of each achieved contiguous part */
+    int64_t at = 0;
+    t_new = 0.0;
+    for (int k = 0; k < P; k++) {
+      double c = 0.0;
+      for (int64_t j = at; j < at + rb->a[k]; j++) c += rb->wall[j];
+      at += rb->a[k];
+      t_new = fmax(t_new, c / rb->rate[k]);
+    }
+  } else if (P > 1) {
+    bal_rebalance_step_time(P, rb->a, rb->rate, &t_new);
+  } else {
+    t_new = t_now; /* one rank: nothing to improve (and t_now may be in cost units) */
+  }
   /* 5. threshold and profitability */
   double cost = 0.0;
   if (rb->sec_per_byte > 0.0 && rb->bytes_per_item > 0.0)
@@ -316,6 +430,10 @@ int bal__resolve(bal_rebalance *rb, long long *moved) {
   else
     for (int k = 0; k + 1 < P; k++) moved_all += llabs(rb->shift[k]);
   rb->st.items_moved += moved_all;
+  if (rb->weighted) { /* the items changed: so did their average cost */
+    int wrc = refresh_weights(rb);
+    if (wrc != BAL_OK) note_error(rb, wrc);
+  }
   rb->between_moves_s = rb->moves_seen ? 0.5 * rb->between_moves_s + 0.5 * rb->since_move_s
                                        : rb->since_move_s;
   rb->since_move_s = 0.0;

@@ -151,10 +151,15 @@ int bal_rebalance_create(MPI_Comm comm, const bal_rebalance_config *cfg,
   rb->osz = calloc(p, sizeof *rb->osz);
   rb->isz = calloc(p, sizeof *rb->isz);
   rb->req_mig = malloc(2 * p * sizeof *rb->req_mig);
+  rb->rcounts = malloc(p * sizeof *rb->rcounts);
+  rb->displs = malloc(p * sizeof *rb->displs);
+  rb->cut = malloc((p + 1) * sizeof *rb->cut);
+  rb->cut_ref = malloc((p + 1) * sizeof *rb->cut_ref);
   /* A rank that failed to allocate must not leave the others in the
    * collectives below: agree first. */
   int ok = rb->all && rb->rate && rb->n && rb->t && rb->a && rb->shift && rb->plan && rb->out &&
-           rb->in && rb->obuf && rb->ibuf && rb->osz && rb->isz && rb->req_mig,
+           rb->in && rb->obuf && rb->ibuf && rb->osz && rb->isz && rb->req_mig && rb->rcounts &&
+           rb->displs && rb->cut && rb->cut_ref,
       all_ok = 0;
   if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, rb->comm) != MPI_SUCCESS) goto fail;
   rc = BAL_ENOMEM;
@@ -170,6 +175,8 @@ int bal_rebalance_create(MPI_Comm comm, const bal_rebalance_config *cfg,
   rb->st.interact_s = rb->interact_s;
   rb->st.error_rank = -1;
   rb->st.last_verdict = BAL_REBALANCE_NO_DATA;
+  rb->weighted = cb->weights && c.mode != BAL_REBALANCE_DIRECT;
+  rb->avg_w = 1.0;
   *out = rb;
   return BAL_OK;
 fail:
@@ -187,6 +194,12 @@ fail:
   free(rb->osz);
   free(rb->isz);
   free(rb->req_mig);
+  free(rb->rcounts);
+  free(rb->displs);
+  free(rb->wloc);
+  free(rb->wall);
+  free(rb->cut);
+  free(rb->cut_ref);
   MPI_Comm_free(&rb->comm);
   free(rb);
   return rc;
@@ -227,5 +240,11 @@ void bal_rebalance_destroy(bal_rebalance *rb) {
   free(rb->osz);
   free(rb->isz);
   free(rb->req_mig);
+  free(rb->rcounts);
+  free(rb->displs);
+  free(rb->wloc);
+  free(rb->wall);
+  free(rb->cut);
+  free(rb->cut_ref);
   free(rb);
 }

@@ -34,6 +34,7 @@ enum {
   BAL__REC_MOVE_BYTES, /* bytes it sent plus received then */
   BAL__REC_MOVE_ITEMS, /* items it sent plus received then */
   BAL__REC_INTERACT_S, /* duration of its last blocking exchange (0: none) */
+  BAL__REC_LOAD,       /* total cost of its items (weights), or its count */
   BAL__REC_N
 };
 
@@ -64,6 +65,17 @@ struct bal_rebalance {
   int marked;
   int pending_err; /* local error to report at the next interaction */
   bal_rebalance_filter_state filt;
+  /* per-item costs (weights callback, not in DIRECT mode) */
+  int weighted;
+  int avg_known;
+  double avg_w;  /* average cost of a local item, to turn items into cost */
+  double loc_w;  /* total cost of the local items */
+  double *wloc;  /* local costs */
+  int64_t wloc_cap;
+  double *wall;  /* everybody's costs, gathered when imbalance is suspected */
+  int64_t wall_cap;
+  int *rcounts, *displs;
+  int64_t *cut, *cut_ref; /* size + 1 */
 
   /* the exchange of records */
   long long countdown; /* steps until the next post */
@@ -99,6 +111,8 @@ struct bal_rebalance {
 int bal__post(bal_rebalance *rb);
 /* Complete the exchange, decide, and move items if decided. */
 int bal__resolve(bal_rebalance *rb, long long *moved);
+/* Gather every rank's item costs (weighted mode); collective, agreed. */
+int bal__gather_weights(bal_rebalance *rb, int64_t total);
 
 /* ---- migrate.c ---- */
 /* Move packages: out[0..nout) from this rank, in[0..nin) to it (in unpack

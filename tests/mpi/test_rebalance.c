@@ -6,6 +6,7 @@
  *   errors                        failing pack / unpack / count, NaN and
  *                                 negative inputs: same code on every rank,
  *                                 at the same step, items intact
+ *   weighted                      per-item costs: cuts by cost, near optimal
  *   args                          argument checks
  * Items carry a unique id and a payload whose length and bytes derive from
  * the id, checked on every unpack. After every step the ranks check that
@@ -162,8 +163,32 @@ static void cb_remove(bal_rebalance_end end, int64_t count, void *arg) {
   A.n -= count;
 }
 
-static const bal_rebalance_callbacks CB = {cb_count, cb_pack_size, cb_pack, cb_unpack, cb_remove,
-                                           0, NULL};
+static const bal_rebalance_callbacks CB = {.count = cb_count, .pack_size = cb_pack_size,
+                                           .pack = cb_pack, .unpack = cb_unpack,
+                                           .remove = cb_remove};
+
+/* Item costs for the weighted scenario: ids in a band are ten times
+ * heavier, plus some spread. */
+static int64_t heavy_lo, heavy_hi;
+static double cost_of(uint64_t id) {
+  return ((int64_t)id >= heavy_lo && (int64_t)id < heavy_hi ? 10.0 : 1.0) + (double)(mix(id) % 4) * 0.25;
+}
+static int weight_fail;
+static int cb_weights(int64_t count, double *w, void *arg) {
+  (void)arg;
+  if (weight_fail) {
+    weight_fail = 0;
+    return 5;
+  }
+  CHECK(count == A.n);
+  for (int64_t j = 0; j < count; j++) w[j] = cost_of(A.id[A.head + j]);
+  return 0;
+}
+static double local_cost(void) {
+  double c = 0;
+  for (int64_t j = 0; j < A.n; j++) c += cost_of(A.id[A.head + j]);
+  return c;
+}
 
 /* Initial string: N ids split by random counts (some ranks empty). */
 static int64_t init_items(uint64_t seed, int64_t per_rank) {
@@ -499,6 +524,70 @@ static void count_changes(void) {
   if (rank == 0) printf("count changed under a pipelined exchange: BAL_EINVAL at step 11\n");
 }
 
+/* Items with per-item costs (a heavy band on the first ranks), equal
+ * speeds but one rank at half speed: with the weights callback the string
+ * is cut by costs, so the slowest part ends within the threshold of the
+ * chains-on-chains optimum, in few moves; ids and order stay intact. */
+static void weighted(int pipelined) {
+  int64_t per = 60, total = per * nranks;
+  free(A.id);
+  memset(&A, 0, sizeof A);
+  reserve(per);
+  for (int64_t j = 0; j < per; j++) A.id[A.head + j] = (uint64_t)(rank * per + j);
+  A.n = per;
+  heavy_lo = total / 10;
+  heavy_hi = total / 3;
+  bal_rebalance_callbacks cb = CB;
+  cb.weights = cb_weights;
+  bal_rebalance_config c;
+  bal_rebalance_config_init(&c);
+  c.interval = 2;
+  c.pipelined = pipelined;
+  c.profitability = 0;
+  bal_rebalance *rb;
+  CHECK(bal_rebalance_create(MPI_COMM_WORLD, &c, &cb, &rb) == BAL_OK);
+  int slow = nranks - 1;
+  double speed = rank == slow ? 0.5 : 1.0;
+  int errors_seen = 0;
+  for (long long step = 0; step < 60; step++) {
+    long long moved;
+    if (step == 30) weight_fail = rank == 0; /* a failing weights callback */
+    int rc = bal_rebalance_step(rb, local_cost() * 1e-4 / speed, BAL_REBALANCE_ALL, &moved);
+    if (rc != BAL_OK) {
+      CHECK(rc == BAL_ECALLBACK);
+      bal_rebalance_stats st;
+      bal_rebalance_stats_get(rb, &st);
+      CHECK(st.error_rank == 0);
+      errors_seen++;
+    }
+    check_same_ll(rc);
+    check_items(total, 1);
+  }
+  weight_fail = 0;
+  CHECK(errors_seen == 1);
+  check_stats(rb);
+  /* the optimum for these costs and speeds */
+  double mine = local_cost() / speed, worst;
+  MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  double *w = malloc((size_t)total * sizeof *w), *s = malloc((size_t)nranks * sizeof *s), opt;
+  int64_t *cuts = malloc((size_t)(nranks + 1) * sizeof *cuts);
+  CHECK(w && s && cuts);
+  for (int64_t j = 0; j < total; j++) w[j] = cost_of((uint64_t)j);
+  for (int k = 0; k < nranks; k++) s[k] = k == slow ? 0.5 : 1.0;
+  CHECK(bal_rebalance_cuts(total, w, nranks, s, NULL, cuts, &opt) == BAL_OK);
+  bal_rebalance_stats st;
+  bal_rebalance_stats_get(rb, &st);
+  if (rank == 0)
+    printf("weighted %s: bottleneck %.2f, optimum %.2f, %lld rebalances\n",
+           pipelined ? "pipelined" : "blocking", worst, opt, st.rebalances);
+  CHECK(worst <= opt / (1 - c.threshold) + 1e-9);
+  CHECK(st.rebalances <= 4 && (st.rebalances >= 1 || nranks == 1));
+  free(w);
+  free(s);
+  free(cuts);
+  bal_rebalance_destroy(rb);
+}
+
 static void args(void) {
   bal_rebalance_config c;
   bal_rebalance *rb = NULL;
@@ -581,7 +670,10 @@ int main(int argc, char **argv) {
     count_changes();
   } else if (!strcmp(sc, "args"))
     args();
-  else {
+  else if (!strcmp(sc, "weighted")) {
+    weighted(0);
+    weighted(1);
+  } else {
     if (rank == 0) fprintf(stderr, "unknown scenario %s\n", sc);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
