@@ -249,15 +249,20 @@ BAL_API int bal_rebalance_mark(bal_rebalance *rb);
  *                  received in this call (0 if none moved; then its items
  *                  are untouched); may be NULL.
  * @return BAL_OK; BAL_EINVAL if rb is NULL (local, immediate).
- *         Every other error is collective and reported by the next call
- *         that interacts, on every rank, with nothing moved: BAL_EINVAL
- *         (a rank passed a NaN, infinite or negative time, a negative item
- *         count, or its count callback disagreed with the items it held
- *         when the measurements were exchanged), BAL_ECALLBACK (a callback
- *         failed; items are as before the call), BAL_ERANGE (a package
- *         exceeds INT_MAX bytes or counts overflow), BAL_ENOMEM; the call
+ *         Every other error is collective: it is returned by the next call
+ *         that interacts, on every rank, with nothing moved, and the call
  *         that receives a bad argument itself returns BAL_OK so that all
- *         ranks stay in step (stats.error_rank names the culprit).
+ *         ranks stay in step (stats.error_rank names the lowest culprit):
+ *         BAL_EINVAL (a NaN, infinite or negative time; a negative item
+ *         count, from the argument or the count callback; a cost from the
+ *         weights callback that is NaN, infinite or negative; or, when
+ *         pipelined, a count that changed between the exchange and a move
+ *         planned from it), BAL_ECALLBACK (a callback failed; every rank's
+ *         items are as before the call), BAL_ERANGE (a package of 2 GiB or
+ *         more, a count above 2^53, or, with costs, more than INT_MAX items
+ *         in all), BAL_ENOMEM. After a collective error the next exchange
+ *         is started by the next call, not the failing one, so that the
+ *         application can repair its state first.
  *         BAL_EMPI if an MPI call failed: the ranks may then disagree, so
  *         the application should call MPI_Abort.
  * Thread-safety: one call at a time per handle, from an MPI-capable thread;
