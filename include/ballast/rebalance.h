@@ -247,7 +247,7 @@ BAL_API int bal_rebalance_mark(bal_rebalance *rb);
  *                  rate is items/compute_s summed over the period.
  * @param moved     receives the number of items this rank sent plus
  *                  received in this call (0 if none moved; then its items
- *                  are untouched); may be NULL.
+ *                  are untouched); may be NULL; untouched on error.
  * @return BAL_OK; BAL_EINVAL if rb is NULL (local, immediate).
  *         Every other error is collective: it is returned by the next call
  *         that interacts, on every rank, with nothing moved, and the call

@@ -51,7 +51,7 @@ static int refresh_weights(bal_rebalance *rb) {
 int bal_rebalance_step(bal_rebalance *rb, double compute_s, long long items, long long *moved) {
   if (!rb) return BAL_EINVAL;
   int64_t now = bal__now_ns();
-  if (moved) *moved = 0;
+  long long mv = 0;
   double c = compute_s;
   if (compute_s == BAL_REBALANCE_MEASURE) {
     c = (double)(now - (rb->marked ? rb->t_mark : rb->t_prev)) * 1e-9;
@@ -89,7 +89,7 @@ int bal_rebalance_step(bal_rebalance *rb, double compute_s, long long items, lon
   rb->st.steps++;
 
   int rc = BAL_OK;
-  if (rb->posted) rc = bal__resolve(rb, moved); /* pipelined: posted last step */
+  if (rb->posted) rc = bal__resolve(rb, &mv); /* pipelined: posted last step */
   if (--rb->countdown <= 0 && rc != BAL_OK) {
     /* After a collective error (the same on every rank) the next exchange
      * waits for the next call, so the application can repair what the
@@ -100,12 +100,13 @@ int bal_rebalance_step(bal_rebalance *rb, double compute_s, long long items, lon
     if (prc != BAL_OK) {
       rc = prc;
     } else if (!rb->cfg.pipelined) {
-      rc = bal__resolve(rb, moved);
+      rc = bal__resolve(rb, &mv);
     }
     rb->countdown = rb->interval;
   }
   rb->t_prev = bal__now_ns();
   rb->marked = 0;
+  if (rc == BAL_OK && moved) *moved = mv; /* untouched on error (conventions) */
   return rc;
 }
 
