@@ -12,6 +12,8 @@
  *  - ballast/steal.h : distributed work stealing over MPI; included only
  *    when Ballast was built with MPI (BALLAST_HAVE_STEAL) and <mpi.h> is
  *    available (compile with mpicc), else include it yourself.
+ *  - ballast/rebalance.h : iterative rebalancing of domain-decomposed MPI
+ *    codes; included under the same conditions (BALLAST_HAVE_REBALANCE).
  */
 #ifndef BALLAST_H
 #define BALLAST_H
@@ -31,6 +33,15 @@
 #elif defined(__has_include)
 #if __has_include(<mpi.h>)
 #include <ballast/steal.h>
+#endif
+#endif
+#endif
+#if BALLAST_HAVE_REBALANCE
+#if defined(MPI_VERSION)
+#include <ballast/rebalance.h>
+#elif defined(__has_include)
+#if __has_include(<mpi.h>)
+#include <ballast/rebalance.h>
 #endif
 #endif
 #endif

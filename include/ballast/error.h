@@ -28,7 +28,8 @@ enum bal_status {
   BAL_ESYS = -6,     /**< an operating-system resource could not be obtained (threads, ...) */
   BAL_ERANGE = -7,   /**< a value does not fit the representable range */
   BAL_EMPI = -8,     /**< an MPI call failed */
-  BAL_EBUSY = -9     /**< the object is in use and the operation cannot proceed */
+  BAL_EBUSY = -9,    /**< the object is in use and the operation cannot proceed */
+  BAL_ECALLBACK = -10 /**< an application callback reported failure */
 };
 
 /**

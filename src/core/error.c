@@ -12,6 +12,7 @@ const char *bal_strerror(int code) {
   case BAL_ERANGE: return "value out of range";
   case BAL_EMPI: return "MPI error";
   case BAL_EBUSY: return "resource busy";
+  case BAL_ECALLBACK: return "application callback failed";
   default: return "unknown error";
   }
 }

@@ -14,7 +14,7 @@
 static void strerror_names_every_code(void **state) {
   (void)state;
   int codes[] = {BAL_OK,     BAL_EINVAL, BAL_ENOMEM, BAL_EIO,   BAL_EFORMAT,
-                 BAL_ENOTSUP, BAL_ESYS,  BAL_ERANGE, BAL_EMPI,  BAL_EBUSY};
+                 BAL_ENOTSUP, BAL_ESYS,  BAL_ERANGE, BAL_EMPI,  BAL_EBUSY, BAL_ECALLBACK};
   for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
     const char *s = bal_strerror(codes[i]);
     assert_non_null(s);

@@ -1,0 +1,536 @@
+/**
+ * @file ballast/rebalance.h
+ * @brief `rebalance` module: iterative rebalancing of domain-decomposed MPI
+ *        codes (seeds 001 and 002): measure each rank's computation rate,
+ *        filter it, decide whether moving work pays off, and move work
+ *        packages through application callbacks.
+ *
+ * Model: every rank holds a sequence of work items (rows, cells,
+ * particles); the first item is its LOW end, the last its HIGH end. The
+ * application calls bal_rebalance_step() once per iteration on every rank
+ * with the time it spent computing and the number of items it processed.
+ * Most calls only accumulate the measurement (no communication). Every
+ * `interval` iterations (chosen automatically, seed 002 §5.2) the ranks
+ * exchange their filtered rates (items per second) and item counts, all
+ * compute the same decision, and, when the projected step time drops by
+ * more than the threshold and the predicted benefit outweighs the
+ * predicted movement cost, move items:
+ *  - #BAL_REBALANCE_STRING: the global sequence of items (rank 0's items,
+ *    then rank 1's, ...) is cut into contiguous pieces; items move only
+ *    between neighbouring ranks (rank i's HIGH end to rank i+1's LOW end or
+ *    back), one direction per pair (seed 001's shifts S[i]). Global order
+ *    is preserved.
+ *  - #BAL_REBALANCE_DIRECT: overloaded ranks send items from their HIGH end
+ *    directly to underloaded ranks, which append them at their HIGH end, in
+ *    one step (seed 002 §2.1). Global order is not preserved.
+ * Targets are proportional to the rates and integer-optimal (the smallest
+ * possible projected step time).
+ *
+ * Errors are collective: whatever goes wrong on one rank (bad timing,
+ * inconsistent count, failed callback) is returned by the same call on
+ * every rank with the same code, and no item is lost or duplicated.
+ *
+ * Besides the balancer, the header offers the pure building blocks it is
+ * made of, usable and testable on their own: chains-on-chains cuts,
+ * proportional targets, string shifts, direct transfer plans, the rate
+ * filter, the move decision, period selection and the grain size of
+ * pipelined loops. See docs/rebalance.md for the user guide.
+ *
+ * Threading: the balancer makes MPI calls only from the thread that calls
+ * its functions; MPI_THREAD_SINGLE is enough. This header needs <mpi.h>; it
+ * exists only when Ballast was built with MPI (BALLAST_HAVE_REBALANCE in
+ * ballast/features.h).
+ */
+#ifndef BALLAST_REBALANCE_H
+#define BALLAST_REBALANCE_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ballast/defs.h>
+#include <ballast/error.h>
+
+BAL_BEGIN_DECLS
+
+/** Opaque balancer bound to one communicator. */
+typedef struct bal_rebalance bal_rebalance;
+
+/** How items are redistributed. */
+typedef enum bal_rebalance_mode {
+  BAL_REBALANCE_STRING = 0, /**< contiguous sub-strings, neighbour shifts (default) */
+  BAL_REBALANCE_DIRECT = 1, /**< proportional targets, overloaded to underloaded directly */
+  BAL_REBALANCE_NONE = 2    /**< measure and decide, never move (baseline) */
+} bal_rebalance_mode;
+
+/** How raw rates are filtered before decisions (seed 002 §6.1). */
+typedef enum bal_rebalance_filter {
+  BAL_REBALANCE_FILTER_ADAPTIVE = 0, /**< state machine: trusts slow-downs sooner (default) */
+  BAL_REBALANCE_FILTER_FIXED = 1,    /**< constant history fraction (config filter_h) */
+  BAL_REBALANCE_FILTER_NONE = 2      /**< raw rates */
+} bal_rebalance_filter;
+
+/** An end of a rank's local item sequence. */
+typedef enum bal_rebalance_end {
+  BAL_REBALANCE_LOW = 0, /**< the first items */
+  BAL_REBALANCE_HIGH = 1 /**< the last items */
+} bal_rebalance_end;
+
+/** Pass as compute_s to bal_rebalance_step() to let Ballast measure the
+ *  compute time (wall time since bal_rebalance_mark() or the previous step). */
+#define BAL_REBALANCE_MEASURE (-1.0)
+/** Pass as items to bal_rebalance_step(): "every item this rank holds"
+ *  (the count callback's value). */
+#define BAL_REBALANCE_ALL (-1LL)
+
+/**
+ * Application callbacks that move items. Every callback returns 0 on
+ * success and any other value on failure (Ballast then returns
+ * BAL_ECALLBACK on every rank). `arg` is passed to each of them.
+ *
+ * Protocol of one migration (so that a failure anywhere leaves every
+ * rank's items as they were):
+ *  1. pack_size/pack copy the outgoing items into Ballast's buffers; the
+ *     items stay in place. All ranks agree that packing succeeded.
+ *  2. Ballast exchanges the packages (all of them held in memory at once:
+ *     the outgoing ones and the incoming ones, nothing else).
+ *  3. unpack inserts each received package at the given end. It must be
+ *     all-or-nothing: on failure it leaves the items as they were. All
+ *     ranks agree that unpacking succeeded; if not, each rank calls remove
+ *     to take back the packages it had already unpacked.
+ *  4. remove drops the items that were sent.
+ * A rank never sends and receives at the same end in one migration.
+ */
+typedef struct bal_rebalance_callbacks {
+  /** Number of items this rank holds now (required). */
+  int (*count)(int64_t *n, void *arg);
+  /** Bytes pack() needs for the `count` items that are `skip` items away
+   *  from `end` (optional: NULL means count * item_bytes). */
+  int (*pack_size)(bal_rebalance_end end, int64_t skip, int64_t count, size_t *bytes, void *arg);
+  /** Copy, without removing them, the `count` items that are `skip` items
+   *  away from `end` into buf (`bytes` as returned by pack_size), in their
+   *  sequence order. From HIGH with skip s that is items [n-s-count, n-s). */
+  int (*pack)(bal_rebalance_end end, int64_t skip, int64_t count, void *buf, size_t bytes,
+              void *arg);
+  /** Insert the `count` items packed in buf at `end`, keeping the package's
+   *  order (LOW: before the first item; HIGH: after the last). */
+  int (*unpack)(bal_rebalance_end end, int64_t count, const void *buf, size_t bytes, void *arg);
+  /** Drop the `count` items at `end` (sent, or unpacked and taken back).
+   *  Cannot fail. */
+  void (*remove)(bal_rebalance_end end, int64_t count, void *arg);
+  /** Bytes per item when pack_size is NULL (then must be >= 1). */
+  size_t item_bytes;
+  void *arg; /**< passed to every callback */
+  /** Optional relative costs of the local items: fill w[0..count) in
+   *  sequence order (LOW first) with finite values >= 0. When given (and the
+   *  mode is not DIRECT, which balances counts), rates are measured in cost
+   *  units per second and string targets are chains-on-chains cuts of the
+   *  global sequence of costs (bal_rebalance_cuts()). It is called at every
+   *  interaction and after every migration, and when the ranks look
+   *  imbalanced every rank gathers all costs (one double per item). */
+  int (*weights)(int64_t count, double *w, void *arg);
+} bal_rebalance_callbacks;
+
+/** Configuration; initialise with bal_rebalance_config_init(), then change
+ *  fields. Every rank must pass the same configuration. */
+typedef struct bal_rebalance_config {
+  bal_rebalance_mode mode;     /**< default STRING */
+  bal_rebalance_filter filter; /**< default ADAPTIVE */
+  double filter_h;             /**< history fraction of the FIXED filter, in [0, 1); default 0.8 */
+  double threshold;            /**< move only if the projected step time drops by more than this
+                                    fraction, in [0, 1); 0 disables; default 0.10 */
+  int profitability;           /**< 1 (default): cancel moves whose predicted cost exceeds
+                                    benefit_weight times the predicted benefit; 0: never cancel */
+  double benefit_weight;       /**< > 0; default 2.0 (benefits count double: seed 002
+                                    cancels only when the cost greatly exceeds them) */
+  double horizon_s;            /**< expected stable time for the benefit (s); 0 (default):
+                                    estimated from the time between past moves */
+  long long interval;          /**< iterations between interactions: 0 (default) automatic,
+                                    > 0 fixed */
+  long long max_interval;      /**< upper bound of the automatic interval; default 1000 */
+  double f_interact;           /**< fraction of time interactions may cost, (0, 1]; default 0.05 */
+  double workscale;            /**< periods a move's cost is spread over, >= 1; default 4 */
+  double quantum_s;            /**< OS scheduling quantum (s), >= 0; default 0.01 */
+  double quantum_scale;        /**< the period is at least this many quanta, >= 0; default 10 */
+  int pipelined;               /**< 1 (default): the exchange of measurements is a non-blocking
+                                    collective started at an interaction and completed at the
+                                    next step (decisions act one iteration late); 0: blocking */
+} bal_rebalance_config;
+
+/** Why the last interaction did or did not move items. */
+typedef enum bal_rebalance_verdict {
+  BAL_REBALANCE_MOVE = 0,         /**< items were (or are to be) moved */
+  BAL_REBALANCE_BALANCED = 1,     /**< reduction below the threshold */
+  BAL_REBALANCE_UNPROFITABLE = 2, /**< predicted cost exceeds the weighted benefit */
+  BAL_REBALANCE_NO_DATA = 3,      /**< no rank has a usable rate, or no items */
+  BAL_REBALANCE_DISABLED = 4      /**< mode NONE */
+} bal_rebalance_verdict;
+
+/** Statistics on this rank (bal_rebalance_stats_get()). Global values are
+ *  the same on every rank. */
+typedef struct bal_rebalance_stats {
+  long long steps;             /**< calls of bal_rebalance_step() */
+  long long interactions;      /**< decisions taken (global) */
+  long long rebalances;        /**< decisions that moved items (global) */
+  long long skipped_threshold; /**< decisions below the threshold (global) */
+  long long skipped_profit;    /**< decisions cancelled as unprofitable (global) */
+  long long items_sent;        /**< items this rank sent, all migrations */
+  long long items_received;    /**< items this rank received */
+  long long bytes_sent;        /**< package bytes this rank sent */
+  long long items_moved;       /**< items moved by all ranks, all migrations (global) */
+  long long interval;          /**< current iterations between interactions (global) */
+  int last_verdict;            /**< #bal_rebalance_verdict of the last decision */
+  int error_rank;              /**< lowest rank that caused the last collective error, or -1 */
+  double rate_raw;             /**< this rank's last raw rate (items/s; 0 if unknown) */
+  double rate;                 /**< this rank's last filtered rate */
+  double filter_h;             /**< history fraction used for it */
+  int filter_state;            /**< #bal_rebalance_filter_fstate after it */
+  double imbalance;            /**< last projected step time / ideal step time (>= 1, global) */
+  double reduction;            /**< last projected reduction fraction of the step time */
+  double predicted_cost_s;     /**< last predicted movement cost (s) */
+  double predicted_benefit_s;  /**< last predicted benefit (s) */
+  double period_s;             /**< current target period (s, global) */
+  double interact_s;           /**< interaction cost estimate (s, global) */
+  double move_s;               /**< average measured migration time (s, global; 0 before any) */
+  double migrate_s;            /**< time this rank spent migrating, all migrations */
+} bal_rebalance_stats;
+
+/* ------------------------------------------------------------------ */
+/* The balancer                                                        */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Fill a configuration with the defaults documented in #bal_rebalance_config.
+ * @return BAL_OK; BAL_EINVAL if cfg is NULL. Thread-safety: safe.
+ */
+BAL_API int bal_rebalance_config_init(bal_rebalance_config *cfg);
+
+/**
+ * Create a balancer. Collective over comm (duplicated), except that argument
+ * errors are detected before any communication (every rank should pass the
+ * same configuration). Measures the cost of one interaction (a few
+ * collectives) for the automatic period.
+ * @param comm a valid intra-communicator; MPI must be initialised (any
+ *             thread level).
+ * @param cfg  configuration, or NULL for the defaults.
+ * @param cb   callbacks (copied); count, pack, unpack and remove are
+ *             required unless cfg->mode is NONE, where only count is.
+ * @param out  receives the handle; untouched on error.
+ * @return BAL_OK; BAL_EINVAL (NULL out or cb, a missing callback, a field
+ *         out of range, MPI not initialised, comm is MPI_COMM_NULL);
+ *         BAL_ENOMEM; BAL_EMPI.
+ * Thread-safety: from a thread allowed to make MPI calls.
+ */
+BAL_API int bal_rebalance_create(MPI_Comm comm, const bal_rebalance_config *cfg,
+                                 const bal_rebalance_callbacks *cb, bal_rebalance **out);
+
+/**
+ * Mark the start of this iteration's computation: with compute_s =
+ * #BAL_REBALANCE_MEASURE the next bal_rebalance_step() counts the time since
+ * this mark. Without a mark it counts the time since the previous step,
+ * which includes waiting for other ranks and hides imbalance in codes that
+ * synchronise every iteration: mark right before computing, or pass your
+ * own compute time. Never communicates.
+ * @return BAL_OK; BAL_EINVAL if rb is NULL. Thread-safety: not thread-safe.
+ */
+BAL_API int bal_rebalance_mark(bal_rebalance *rb);
+
+/**
+ * The load-balancing hook: call once per iteration on every rank of the
+ * communicator (the same number of times everywhere), at a point where
+ * items can move.
+ * @param rb        the balancer.
+ * @param compute_s seconds this rank spent computing in this iteration
+ *                  (>= 0, finite), or #BAL_REBALANCE_MEASURE.
+ * @param items     items processed in this iteration (>= 0), or
+ *                  #BAL_REBALANCE_ALL for the count callback's value. The
+ *                  rate is items/compute_s summed over the period.
+ * @param moved     receives the number of items this rank sent plus
+ *                  received in this call (0 if none moved; then its items
+ *                  are untouched); may be NULL; untouched on error.
+ * @return BAL_OK; BAL_EINVAL if rb is NULL (local, immediate).
+ *         Every other error is collective: it is returned by the next call
+ *         that interacts, on every rank, with nothing moved, and the call
+ *         that receives a bad argument itself returns BAL_OK so that all
+ *         ranks stay in step (stats.error_rank names the lowest culprit):
+ *         BAL_EINVAL (a NaN, infinite or negative time; a negative item
+ *         count, from the argument or the count callback; a cost from the
+ *         weights callback that is NaN, infinite or negative; or, when
+ *         pipelined, a count that changed between the exchange and a move
+ *         planned from it), BAL_ECALLBACK (a callback failed; every rank's
+ *         items are as before the call), BAL_ERANGE (a package of 2 GiB or
+ *         more, a count above 2^53, or, with costs, more than INT_MAX items
+ *         in all), BAL_ENOMEM. After a collective error the next exchange
+ *         is started by the next call, not the failing one, so that the
+ *         application can repair its state first.
+ *         BAL_EMPI if an MPI call failed: the ranks may then disagree, so
+ *         the application should call MPI_Abort.
+ * Thread-safety: one call at a time per handle, from an MPI-capable thread;
+ * callbacks run on the calling thread.
+ */
+BAL_API int bal_rebalance_step(bal_rebalance *rb, double compute_s, long long items,
+                               long long *moved);
+
+/**
+ * Statistics of this rank (see #bal_rebalance_stats).
+ * @return BAL_OK; BAL_EINVAL if rb or out is NULL. Thread-safety: read-only.
+ */
+BAL_API int bal_rebalance_stats_get(const bal_rebalance *rb, bal_rebalance_stats *out);
+
+/**
+ * Free a balancer. Collective: completes a pending measurement exchange and
+ * frees the balancer's communicator, so call it on every rank before
+ * MPI_Finalize (after MPI_Finalize only memory is released). NULL is ignored.
+ */
+BAL_API void bal_rebalance_destroy(bal_rebalance *rb);
+
+/** Short name of a mode ("string", "direct", "none"), or NULL. */
+BAL_API const char *bal_rebalance_mode_name(bal_rebalance_mode mode);
+/** Parse a mode name. @return BAL_OK; BAL_EINVAL if a pointer is NULL or the name unknown. */
+BAL_API int bal_rebalance_mode_parse(const char *name, bal_rebalance_mode *out);
+/** Short name of a filter ("adaptive", "fixed", "none"), or NULL. */
+BAL_API const char *bal_rebalance_filter_name(bal_rebalance_filter filter);
+/** Parse a filter name. @return BAL_OK; BAL_EINVAL if a pointer is NULL or the name unknown. */
+BAL_API int bal_rebalance_filter_parse(const char *name, bal_rebalance_filter *out);
+
+/* ------------------------------------------------------------------ */
+/* Building blocks (pure functions: no MPI, thread-safe, reentrant)    */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Chains-on-chains partitioning: cut a chain of n items with costs w[j] into
+ * p consecutive parts, part k for a processor of speed s[k], minimising the
+ * bottleneck max_k (cost of part k) / s[k]. Optimal to within rounding
+ * (bisection on the bottleneck down to adjacent doubles between a greedy
+ * probe that fails and one that succeeds). Among the partitions with that
+ * bottleneck it returns the one whose cuts are, one after the other, closest
+ * to `ref` (e.g. the current cuts, so that a rebalance moves no more than
+ * it must), or to the proportional cuts (part k's share of the total cost
+ * equal to its share of the speed) when ref is NULL. A probe is O(p log n)
+ * (binary search in prefix sums; O(p) when w is NULL); the whole call
+ * O(n + p log n log(1/eps)), at most about 64 probes.
+ * @param n     number of items (>= 0).
+ * @param w     n costs (finite, >= 0), or NULL for unit costs.
+ * @param p     number of parts (>= 1).
+ * @param s     p speeds (finite, > 0), or NULL for equal speeds.
+ * @param ref   p+1 nondecreasing reference cuts from 0 to n, or NULL.
+ * @param cuts  receives p+1 indices: part k is items [cuts[k], cuts[k+1]),
+ *              cuts[0] = 0, cuts[p] = n.
+ * @param bottleneck receives the partition's bottleneck; may be NULL.
+ * @return BAL_OK; BAL_EINVAL on a NULL cuts, n < 0, p < 1, a bad cost,
+ *         speed or reference; BAL_ENOMEM.
+ */
+BAL_API int bal_rebalance_cuts(int64_t n, const double *w, int p, const double *s,
+                               const int64_t *ref, int64_t *cuts, double *bottleneck);
+
+/**
+ * Integer item counts proportional to rates: the counts t[k] (sum = total)
+ * that minimise max_k t[k] / rate[k] (the projected step time), and among
+ * those the ones filled greedily from the proportional floors (ties to the
+ * lower rank). O(p log p).
+ * @param p      number of ranks (>= 1).
+ * @param total  items to distribute (>= 0).
+ * @param rate   p rates (finite, > 0), or NULL for equal rates.
+ * @param t      receives p counts.
+ * @return BAL_OK; BAL_EINVAL on bad arguments; BAL_ENOMEM.
+ */
+BAL_API int bal_rebalance_targets(int p, int64_t total, const double *rate, int64_t *t);
+
+/**
+ * Seed 001's shifts between neighbours from prefix sums: S[i] for i in
+ * [0, p-1) is the number of items that must cross the boundary between
+ * rank i and rank i+1 (> 0: from i to i+1, < 0: from i+1 to i) for the
+ * counts n to become the targets t along a string:
+ * S[i] = (n[0] + ... + n[i]) - (t[0] + ... + t[i]). O(p).
+ * @param p      number of ranks (>= 1).
+ * @param n, t   p current and target counts (>= 0, equal sums).
+ * @param shifts receives p-1 values (may be NULL when p is 1).
+ * @return BAL_OK; BAL_EINVAL on bad arguments or different sums;
+ *         BAL_ERANGE if a prefix sum overflows.
+ */
+BAL_API int bal_rebalance_shifts(int p, const int64_t *n, const int64_t *t, int64_t *shifts);
+
+/**
+ * Limit shifts so that one neighbour step can perform them: every rank
+ * sends only items it holds now (what it sends left plus right <= n[i]).
+ * Shifts keep their sign and only shrink (a rank that would have to
+ * forward items it has yet to receive sends a proportional share of what
+ * it holds); the rest is left to the next rebalance. One O(p) pass.
+ * @return the number of shifts reduced (>= 0); BAL_EINVAL on bad arguments.
+ */
+BAL_API int bal_rebalance_shifts_limit(int p, const int64_t *n, int64_t *shifts);
+
+/** One transfer of a direct plan: `count` items from rank `from` to rank `to`. */
+typedef struct bal_rebalance_transfer {
+  int from;
+  int to;
+  int64_t count;
+} bal_rebalance_transfer;
+
+/**
+ * Direct plan (seed 002 §2.1): transfers from ranks above their target to
+ * ranks below it, matched in rank order (senders and receivers each taken
+ * in increasing rank), so each rank either only sends or only receives and
+ * there are at most (senders + receivers - 1) <= p - 1 transfers. O(p).
+ * @param p    number of ranks (>= 1).
+ * @param n, t p current and target counts (>= 0, equal sums).
+ * @param out  room for p-1 transfers (may be NULL when p is 1).
+ * @return the number of transfers (>= 0); BAL_EINVAL on bad arguments or
+ *         different sums.
+ */
+BAL_API int bal_rebalance_direct_plan(int p, const int64_t *n, const int64_t *t,
+                                      bal_rebalance_transfer *out);
+
+/** States of the adaptive filter (the direction and length of the trend
+ *  of raw rates relative to the filtered rate). */
+typedef enum bal_rebalance_filter_fstate {
+  BAL_REBALANCE_FS_STEADY = 0, /**< within the dead band */
+  BAL_REBALANCE_FS_DOWN1 = 1,  /**< first drop */
+  BAL_REBALANCE_FS_DOWN2 = 2,  /**< second drop in a row or more */
+  BAL_REBALANCE_FS_UP1 = 3,    /**< first rise */
+  BAL_REBALANCE_FS_UP2 = 4,    /**< second rise in a row */
+  BAL_REBALANCE_FS_UP3 = 5     /**< third rise in a row or more */
+} bal_rebalance_filter_fstate;
+
+/** Dead band of the adaptive filter: a raw rate within this relative
+ *  distance of the filtered rate counts as steady. Equal to the default
+ *  threshold: a change this small on one rank cannot by itself project a
+ *  larger reduction of the step time. */
+#define BAL_REBALANCE_FILTER_BAND 0.10
+
+/** State of one rate filter; initialise with bal_rebalance_filter_init(). */
+typedef struct bal_rebalance_filter_state {
+  double rate;  /**< filtered rate (0 before the first sample) */
+  double h;     /**< history fraction used by the last step */
+  int fstate;   /**< #bal_rebalance_filter_fstate */
+  long long samples; /**< samples seen */
+} bal_rebalance_filter_state;
+
+/** Reset a filter. @return BAL_OK; BAL_EINVAL if st is NULL. */
+BAL_API int bal_rebalance_filter_init(bal_rebalance_filter_state *st);
+
+/**
+ * History fraction h of the adaptive filter in a state (the table of
+ * docs/rebalance.md): STEADY 0.75, DOWN1 0.8, DOWN2 0, UP1 1 (ignored),
+ * UP2 0.5, UP3 0. Returns -1 for an unknown state.
+ */
+BAL_API double bal_rebalance_filter_h(bal_rebalance_filter_fstate state);
+
+/**
+ * Filter one raw rate: out = (1 - h) * raw + h * previous, with h from the
+ * state machine (ADAPTIVE: the input is DOWN if raw < previous*(1-band),
+ * UP if raw > previous*(1+band), else STEADY; DOWN moves STEADY/UP* to
+ * DOWN1 and DOWN1/DOWN2 to DOWN2; UP moves to UP1, UP2, UP3 in a row;
+ * STEADY to STEADY), h = fixed_h (FIXED) or 0 (NONE). The first sample is
+ * taken as is.
+ * @param st      filter state (updated).
+ * @param kind    filter kind.
+ * @param fixed_h h of the FIXED filter, in [0, 1).
+ * @param raw     raw rate (finite, >= 0).
+ * @param out     receives the filtered rate; may be NULL.
+ * @return BAL_OK; BAL_EINVAL on bad arguments (st unchanged).
+ */
+BAL_API int bal_rebalance_filter_step(bal_rebalance_filter_state *st, bal_rebalance_filter kind,
+                                      double fixed_h, double raw, double *out);
+
+/**
+ * Projected step time of a distribution: max_k n[k] / rate[k].
+ * @return BAL_OK; BAL_EINVAL on bad arguments (p < 1, NULL, negative
+ *         count, rate not finite and > 0).
+ */
+BAL_API int bal_rebalance_step_time(int p, const int64_t *n, const double *rate, double *out);
+
+/**
+ * The move decision (seed 002 §6.2-6.3). The reduction fraction is
+ * r = (t_now - t_new) / t_now. Verdict BALANCED if r <= threshold (or
+ * t_now <= 0); else UNPROFITABLE if profitability is checked and
+ * cost_s > benefit_weight * r * horizon_s (the benefit being the time saved
+ * over the expected stable time); else MOVE.
+ * @param t_now, t_new projected step times before and after (>= 0).
+ * @param threshold    in [0, 1).
+ * @param cost_s       predicted movement cost (s, >= 0).
+ * @param horizon_s    expected stable time (s, >= 0).
+ * @param benefit_weight > 0; <= 0 disables the profitability check.
+ * @param verdict      receives a #bal_rebalance_verdict.
+ * @param reduction    receives r; may be NULL.
+ * @return BAL_OK; BAL_EINVAL on bad arguments.
+ */
+BAL_API int bal_rebalance_decide(double t_now, double t_new, double threshold, double cost_s,
+                                 double horizon_s, double benefit_weight,
+                                 bal_rebalance_verdict *verdict, double *reduction);
+
+/** Inputs of bal_rebalance_period() (seed 002 §5.2). */
+typedef struct bal_rebalance_period_in {
+  double interact_s;    /**< cost of one interaction (s) */
+  double f_interact;    /**< fraction of time interactions may take, (0, 1] */
+  double move_s;        /**< average cost of a move (s; 0 if none yet) */
+  double workscale;     /**< periods a move's cost is spread over (>= 1) */
+  double quantum_s;     /**< scheduler quantum (s) */
+  double quantum_scale; /**< quanta per period */
+  double iter_s;        /**< time of one iteration (s, > 0; the slowest rank's) */
+  long long max_interval; /**< upper bound of the result (>= 1) */
+} bal_rebalance_period_in;
+
+/**
+ * Target period = max(interact_s / f_interact, move_s / workscale,
+ * quantum_s * quantum_scale), converted to iterations:
+ * interval = clamp(ceil(period / iter_s), 1, max_interval).
+ * @param in       inputs (times finite and >= 0).
+ * @param period_s receives the target period (s); may be NULL.
+ * @param interval receives the interval (iterations); may be NULL.
+ * @return BAL_OK; BAL_EINVAL on bad arguments.
+ */
+BAL_API int bal_rebalance_period(const bal_rebalance_period_in *in, double *period_s,
+                                 long long *interval);
+
+/**
+ * Grain size of a pipelined (DOACROSS) loop (seed 002 §4.2.4): an m
+ * iteration loop, split into M blocks of b = ceil(m/M) iterations, runs on p
+ * processors in M + p - 1 phases, with a boundary shift costing
+ * t_fixed + t_incr * b between phases:
+ *   t_total(M) = (M + p - 1) t_seq / (p M) + (M + p - 2)(t_fixed + t_incr m / M).
+ * The minimum is at M* = sqrt((t_seq (1 - 1/p) + t_incr m (p - 2)) / t_fixed);
+ * the result is the better of the integer block sizes around it, within
+ * [1, m] (M = m when t_fixed is 0; M = 1 when p is 1).
+ * @param t_seq   sequential time of the whole loop (s, > 0).
+ * @param m       iterations of the pipelined loop (>= 1).
+ * @param p       processors (>= 1).
+ * @param t_fixed per-message cost (s, >= 0).
+ * @param t_incr  per-element cost (s, >= 0).
+ * @param blocks  receives M (= ceil(m / b)); may be NULL.
+ * @param block_size receives b; may be NULL.
+ * @param t_total receives the modelled time for that block size; may be NULL.
+ * @return BAL_OK; BAL_EINVAL on bad arguments.
+ */
+BAL_API int bal_rebalance_grain(double t_seq, long long m, int p, double t_fixed, double t_incr,
+                                long long *blocks, long long *block_size, double *t_total);
+
+/**
+ * Measure the minimum time of a piece of work (seed 002: on a loaded
+ * processor the smallest of several measurements approximates the
+ * dedicated time), e.g. one block of the pipelined loop for t_seq.
+ * @param fn   the work; called reps times.
+ * @param arg  passed to fn.
+ * @param reps repetitions (>= 1).
+ * @param min_s receives the smallest wall time (s).
+ * @return BAL_OK; BAL_EINVAL on bad arguments. Thread-safety: safe.
+ */
+BAL_API int bal_rebalance_time_min(void (*fn)(void *arg), void *arg, int reps, double *min_s);
+
+/**
+ * Measure t_fixed and t_incr of the grain model on a communicator: shifts
+ * empty messages, then messages of `elems` elements of `elem_bytes` bytes,
+ * through the ranks (rank i to i+1, as in a pipeline) `reps` times each;
+ * t_fixed is the smallest per-phase time of the empty shifts and t_incr the
+ * extra per element of the full ones (>= 0), both the maximum over ranks so
+ * that every rank gets the same values. Collective.
+ * @return BAL_OK; BAL_EINVAL on bad arguments (comm null, elem_bytes or
+ *         elems or reps < 1, elems * elem_bytes > INT_MAX, NULL outputs);
+ *         BAL_ENOMEM; BAL_EMPI.
+ */
+BAL_API int bal_rebalance_measure_shift(MPI_Comm comm, size_t elem_bytes, long long elems, int reps,
+                                        double *t_fixed, double *t_incr);
+
+BAL_END_DECLS
+
+#endif /* BALLAST_REBALANCE_H */

@@ -1,0 +1,443 @@
+/* bal_rebalance_step(): the per-iteration hook. Most calls only add the
+ * iteration to the measurement window. Every `interval` calls the rank
+ * posts its record (filtered rate, count, pending error, timings) in an
+ * allgather; the records are resolved (decision, maybe a migration) in the
+ * same call when blocking, or in the next call when pipelined, so that the
+ * collective completes while the application computes (seed 002 §2.1). All
+ * ranks resolve the same records at the same step and take the same
+ * decision. */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ballast/rebalance.h>
+
+#include "core/clock.h"
+#include "rebalance_internal.h"
+
+static void note_error(bal_rebalance *rb, int err) {
+  if (!rb->pending_err) rb->pending_err = err;
+}
+
+/* Local costs into rb->wloc (n of them); sets loc_w and avg_w. */
+static int local_weights(bal_rebalance *rb, int64_t n) {
+  if (n > rb->wloc_cap) {
+    double *w = realloc(rb->wloc, (size_t)n * sizeof *w);
+    if (!w) return BAL_ENOMEM;
+    rb->wloc = w;
+    rb->wloc_cap = n;
+  }
+  if (n > 0 && rb->cb.weights(n, rb->wloc, rb->cb.arg) != 0) return BAL_ECALLBACK;
+  double sum = 0.0;
+  for (int64_t j = 0; j < n; j++) {
+    if (!isfinite(rb->wloc[j]) || rb->wloc[j] < 0.0) return BAL_EINVAL;
+    sum += rb->wloc[j];
+  }
+  rb->loc_w = sum;
+  if (n > 0 && sum > 0.0) rb->avg_w = sum / (double)n;
+  rb->avg_known = 1;
+  return BAL_OK;
+}
+
+/* Refresh the average cost of a local item (weighted mode). */
+static int refresh_weights(bal_rebalance *rb) {
+  int64_t n = 0;
+  if (rb->cb.count(&n, rb->cb.arg) != 0) return BAL_ECALLBACK;
+  if (n < 0) return BAL_EINVAL;
+  return local_weights(rb, n);
+}
+
+int bal_rebalance_step(bal_rebalance *rb, double compute_s, long long items, long long *moved) {
+  if (!rb) return BAL_EINVAL;
+  int64_t now = bal__now_ns();
+  long long mv = 0;
+  double c = compute_s;
+  if (compute_s == BAL_REBALANCE_MEASURE) {
+    c = (double)(now - (rb->marked ? rb->t_mark : rb->t_prev)) * 1e-9;
+  } else if (!isfinite(compute_s) || compute_s < 0.0) {
+    note_error(rb, BAL_EINVAL);
+    c = -1.0;
+  }
+  double it = 0.0;
+  if (items == BAL_REBALANCE_ALL) {
+    int64_t cnt = 0;
+    if (rb->cb.count(&cnt, rb->cb.arg) != 0)
+      note_error(rb, BAL_ECALLBACK);
+    else if (cnt < 0)
+      note_error(rb, BAL_EINVAL);
+    else
+      it = (double)cnt;
+  } else if (items < 0) {
+    note_error(rb, BAL_EINVAL);
+  } else {
+    it = (double)items;
+  }
+  if (rb->weighted && !rb->avg_known) {
+    int wrc = refresh_weights(rb);
+    if (wrc != BAL_OK) note_error(rb, wrc);
+  }
+  if (c >= 0.0) {
+    rb->win_compute_s += c;
+    /* with costs, the rate is in cost units: items times their average cost
+     * (refreshed at every exchange and migration), so that it measures the
+     * rank's speed whichever items it holds */
+    rb->win_items += rb->weighted ? it * rb->avg_w : it;
+  }
+  rb->win_wall_s += (double)(now - rb->t_prev) * 1e-9;
+  rb->win_steps++;
+  rb->st.steps++;
+
+  int rc = BAL_OK;
+  if (rb->posted) rc = bal__resolve(rb, &mv); /* pipelined: posted last step */
+  if (--rb->countdown <= 0 && rc != BAL_OK) {
+    /* After a collective error (the same on every rank) the next exchange
+     * waits for the next call, so the application can repair what the
+     * error was about before its state is measured again. */
+    rb->countdown = 1;
+  } else if (rb->countdown <= 0) {
+    int prc = bal__post(rb);
+    if (prc != BAL_OK) {
+      rc = prc;
+    } else if (!rb->cfg.pipelined) {
+      rc = bal__resolve(rb, &mv);
+    }
+    rb->countdown = rb->interval;
+  }
+  rb->t_prev = bal__now_ns();
+  rb->marked = 0;
+  if (rc == BAL_OK && moved) *moved = mv; /* untouched on error (conventions) */
+  return rc;
+}
+
+int bal__post(bal_rebalance *rb) {
+  double *r = rb->rec;
+  int64_t cnt = 0;
+  if (rb->cb.count(&cnt, rb->cb.arg) != 0)
+    note_error(rb, BAL_ECALLBACK);
+  else if (cnt < 0)
+    note_error(rb, BAL_EINVAL);
+  else if ((double)cnt > 9007199254740992.0) /* 2^53: exact in the double record */
+    note_error(rb, BAL_ERANGE);
+  double load = (double)cnt;
+  if (rb->weighted && !rb->pending_err) {
+    int wrc = local_weights(rb, cnt);
+    if (wrc != BAL_OK)
+      note_error(rb, wrc);
+    else
+      load = rb->loc_w;
+  }
+  double raw = 0.0;
+  if (!rb->pending_err && rb->win_compute_s > 0.0 && rb->win_items > 0.0)
+    raw = rb->win_items / rb->win_compute_s;
+  if (raw > 0.0 && isfinite(raw)) {
+    double f;
+    bal_rebalance_filter_step(&rb->filt, rb->cfg.filter, rb->cfg.filter_h, raw, &f);
+    rb->st.rate_raw = raw;
+    rb->st.rate = f;
+    rb->st.filter_h = rb->filt.h;
+    rb->st.filter_state = rb->filt.fstate;
+  }
+  /* With no usable sample the last filtered rate stands (0 if none yet:
+   * the deciding ranks then substitute the mean of the known rates). */
+  r[BAL__REC_ERR] = rb->pending_err;
+  r[BAL__REC_COUNT] = rb->pending_err ? 0.0 : (double)cnt;
+  r[BAL__REC_RATE] = rb->filt.samples > 0 ? rb->filt.rate : 0.0;
+  r[BAL__REC_ITER_S] = rb->win_steps > 0 ? rb->win_wall_s / (double)rb->win_steps : 0.0;
+  r[BAL__REC_ITERS] = (double)rb->win_steps;
+  r[BAL__REC_MOVE_S] = rb->last_move_s;
+  r[BAL__REC_MOVE_BYTES] = rb->last_move_bytes;
+  r[BAL__REC_MOVE_ITEMS] = rb->last_move_items;
+  r[BAL__REC_INTERACT_S] = rb->last_interact_s;
+  r[BAL__REC_LOAD] = rb->pending_err ? 0.0 : load;
+  rb->pending_err = 0;
+  rb->last_move_s = rb->last_move_bytes = rb->last_move_items = rb->last_interact_s = 0.0;
+  rb->win_compute_s = rb->win_items = rb->win_wall_s = 0.0;
+  rb->win_steps = 0;
+  int mrc;
+  if (rb->cfg.pipelined) {
+    mrc = MPI_Iallgather(r, BAL__REC_N, MPI_DOUBLE, rb->all, BAL__REC_N, MPI_DOUBLE, rb->comm,
+                         &rb->req);
+  } else {
+    int64_t t0 = bal__now_ns();
+    mrc = MPI_Allgather(r, BAL__REC_N, MPI_DOUBLE, rb->all, BAL__REC_N, MPI_DOUBLE, rb->comm);
+    rb->last_interact_s = (double)(bal__now_ns() - t0) * 1e-9;
+  }
+  if (mrc != MPI_SUCCESS) return BAL_EMPI;
+  rb->posted = 1;
+  return BAL_OK;
+}
+
+/* Learn the cost of moving from the migrations reported in the records:
+ * the slowest rank's time over the most bytes any rank moved, and the
+ * bytes per item. Halfway averages: recent moves count most. */
+static void learn(bal_rebalance *rb) {
+  double tmax = 0.0, bmax = 0.0, bsum = 0.0, isum = 0.0, imax = 0.0;
+  int any_interact = 0;
+  for (int k = 0; k < rb->size; k++) {
+    const double *r = rb->all + (size_t)k * BAL__REC_N;
+    tmax = fmax(tmax, r[BAL__REC_MOVE_S]);
+    bmax = fmax(bmax, r[BAL__REC_MOVE_BYTES]);
+    bsum += r[BAL__REC_MOVE_BYTES];
+    isum += r[BAL__REC_MOVE_ITEMS];
+    imax = fmax(imax, r[BAL__REC_INTERACT_S]);
+    any_interact |= r[BAL__REC_INTERACT_S] > 0.0;
+  }
+  if (tmax > 0.0) {
+    rb->move_s = rb->moves_seen ? 0.5 * rb->move_s + 0.5 * tmax : tmax;
+    if (bmax > 0.0) {
+      double spb = tmax / bmax;
+      rb->sec_per_byte = rb->sec_per_byte > 0.0 ? 0.5 * rb->sec_per_byte + 0.5 * spb : spb;
+    }
+    if (isum > 0.0) {
+      double bpi = bsum / isum;
+      rb->bytes_per_item = rb->bytes_per_item > 0.0 ? 0.5 * rb->bytes_per_item + 0.5 * bpi : bpi;
+    }
+    rb->moves_seen++;
+  }
+  /* Blocking exchanges are measured as the run goes; pipelined ones keep
+   * the startup estimate (their cost is mostly hidden). */
+  if (any_interact) rb->interact_s = 0.5 * rb->interact_s + 0.5 * imax;
+}
+
+/* This rank's packages for the chosen plan. */
+static void packages(bal_rebalance *rb, int *nout, int *nin) {
+  int i = rb->rank, no = 0, ni = 0;
+  if (rb->cfg.mode == BAL_REBALANCE_STRING) {
+    if (i > 0 && rb->shift[i - 1] < 0)
+      rb->out[no++] = (bal__pkg){i - 1, BAL_REBALANCE_LOW, 0, -rb->shift[i - 1]};
+    if (i > 0 && rb->shift[i - 1] > 0)
+      rb->in[ni++] = (bal__pkg){i - 1, BAL_REBALANCE_LOW, 0, rb->shift[i - 1]};
+    if (i + 1 < rb->size && rb->shift[i] > 0)
+      rb->out[no++] = (bal__pkg){i + 1, BAL_REBALANCE_HIGH, 0, rb->shift[i]};
+    if (i + 1 < rb->size && rb->shift[i] < 0)
+      rb->in[ni++] = (bal__pkg){i + 1, BAL_REBALANCE_HIGH, 0, -rb->shift[i]};
+  } else {
+    int64_t skip = 0;
+    for (int k = 0; k < rb->nplan; k++) {
+      const bal_rebalance_transfer *x = &rb->plan[k];
+      if (x->from == i) {
+        rb->out[no++] = (bal__pkg){x->to, BAL_REBALANCE_HIGH, skip, x->count};
+        skip += x->count;
+      }
+      if (x->to == i) rb->in[ni++] = (bal__pkg){x->from, BAL_REBALANCE_HIGH, 0, x->count};
+    }
+  }
+  *nout = no;
+  *nin = ni;
+}
+
+/* Items a rank sends plus receives under the plan (for the cost). */
+static int64_t max_io(bal_rebalance *rb) {
+  int64_t best = 0;
+  for (int i = 0; i < rb->size; i++) {
+    int64_t io = 0;
+    if (rb->cfg.mode == BAL_REBALANCE_STRING) {
+      if (i > 0) io += llabs(rb->shift[i - 1]);
+      if (i + 1 < rb->size) io += llabs(rb->shift[i]);
+    } else {
+      io = llabs(rb->n[i] - rb->a[i]);
+    }
+    if (io > best) best = io;
+  }
+  return best;
+}
+
+static double horizon(const bal_rebalance *rb) {
+  if (rb->cfg.horizon_s > 0.0) return rb->cfg.horizon_s;
+  /* Loads that have been stable for a while are expected to stay so for
+   * about as long (and at least for the periods a move is spread over). */
+  return fmax(fmax(rb->since_move_s, rb->between_moves_s), rb->cfg.workscale * rb->period_s);
+}
+
+/* Every rank's item costs into rb->wall, in global string order. The local
+ * count must still be the one exchanged; any local failure is agreed on
+ * before the (collective) gather. */
+int bal__gather_weights(bal_rebalance *rb, int64_t total) {
+  int err = 0, who = -1;
+  if (total > INT_MAX) err = BAL_ERANGE; /* MPI counts and displacements are int */
+  int64_t cnt = -1;
+  if (!err && rb->cb.count(&cnt, rb->cb.arg) != 0) err = BAL_ECALLBACK;
+  if (!err && cnt != rb->n[rb->rank]) err = BAL_EINVAL;
+  if (!err) err = local_weights(rb, cnt);
+  if (!err && total > rb->wall_cap) {
+    double *w = realloc(rb->wall, (size_t)total * sizeof *w);
+    if (!w)
+      err = BAL_ENOMEM;
+    else {
+      rb->wall = w;
+      rb->wall_cap = total;
+    }
+  }
+  int rc = bal__agree(rb->comm, rb->rank, err, &who);
+  if (rc != 0) {
+    if (who >= 0) rb->st.error_rank = who;
+    return rc;
+  }
+  int d = 0;
+  for (int k = 0; k < rb->size; k++) {
+    rb->rcounts[k] = (int)rb->n[k];
+    rb->displs[k] = d;
+    d += rb->rcounts[k];
+  }
+  if (MPI_Allgatherv(rb->wloc, (int)cnt, MPI_DOUBLE, rb->wall, rb->rcounts, rb->displs, MPI_DOUBLE,
+                     rb->comm) != MPI_SUCCESS)
+    return BAL_EMPI;
+  return BAL_OK;
+}
+
+int bal__resolve(bal_rebalance *rb, long long *moved) {
+  rb->posted = 0;
+  if (rb->cfg.pipelined && MPI_Wait(&rb->req, MPI_STATUS_IGNORE) != MPI_SUCCESS) return BAL_EMPI;
+  const int P = rb->size;
+  rb->st.interactions++;
+  /* 1. errors: the lowest failing rank's code, on every rank */
+  for (int k = 0; k < P; k++) {
+    int e = (int)rb->all[(size_t)k * BAL__REC_N + BAL__REC_ERR];
+    if (e != 0) {
+      rb->st.error_rank = k;
+      return e;
+    }
+  }
+  learn(rb);
+  /* 2. global timing */
+  double iter_s = 0.0, iters = 0.0, known = 0.0, rsum = 0.0;
+  int64_t total = 0;
+  int overflow = 0;
+  for (int k = 0; k < P; k++) {
+    const double *r = rb->all + (size_t)k * BAL__REC_N;
+    iter_s = fmax(iter_s, r[BAL__REC_ITER_S]);
+    iters = fmax(iters, r[BAL__REC_ITERS]);
+    rb->n[k] = (int64_t)r[BAL__REC_COUNT];
+    if (rb->n[k] > INT64_MAX - total) overflow = 1;
+    else total += rb->n[k];
+    rb->rate[k] = r[BAL__REC_RATE];
+    if (rb->rate[k] > 0.0) {
+      known++;
+      rsum += rb->rate[k];
+    }
+  }
+  if (overflow) {
+    rb->st.error_rank = 0;
+    return BAL_ERANGE;
+  }
+  rb->since_move_s += iters * iter_s;
+  /* The target period is computed even when the interval is fixed: the
+   * profitability horizon is at least workscale periods. */
+  if (iter_s > 0.0) {
+    bal_rebalance_period_in pin = {rb->interact_s, rb->cfg.f_interact, rb->move_s,
+                                   rb->cfg.workscale, rb->cfg.quantum_s, rb->cfg.quantum_scale,
+                                   iter_s, rb->cfg.max_interval};
+    long long iv;
+    if (bal_rebalance_period(&pin, &rb->period_s, &iv) == BAL_OK && rb->cfg.interval == 0)
+      rb->interval = iv;
+  }
+  rb->st.interval = rb->interval;
+  rb->st.period_s = rb->period_s;
+  rb->st.interact_s = rb->interact_s;
+  rb->st.move_s = rb->move_s;
+  /* 3. rates: a rank without a measurement yet (no items) gets the mean */
+  if (known == 0.0 || total == 0) {
+    rb->st.last_verdict = BAL_REBALANCE_NO_DATA;
+    return BAL_OK;
+  }
+  for (int k = 0; k < P; k++)
+    if (!(rb->rate[k] > 0.0)) rb->rate[k] = rsum / known;
+  rsum = 0.0;
+  double t_now = 0.0, t_new, lsum = 0.0;
+  for (int k = 0; k < P; k++) {
+    double load = rb->weighted ? rb->all[(size_t)k * BAL__REC_N + BAL__REC_LOAD] : (double)rb->n[k];
+    rsum += rb->rate[k];
+    lsum += load;
+    t_now = fmax(t_now, load / rb->rate[k]);
+  }
+  double ideal = lsum / rsum;
+  rb->st.imbalance = ideal > 0.0 ? t_now / ideal : 1.0;
+  /* 4. targets and the plan */
+  int rc;
+  if (rb->weighted && P > 1) {
+    /* No distribution beats the ideal time, so below this the threshold
+     * decides without the costs: gather them only when it may not. */
+    if (!(t_now > 0.0) || 1.0 - ideal / t_now <= rb->cfg.threshold) {
+      rb->st.reduction = t_now > 0.0 ? 1.0 - ideal / t_now : 0.0;
+      rb->st.last_verdict = BAL_REBALANCE_BALANCED;
+      rb->st.skipped_threshold++;
+      return BAL_OK;
+    }
+    if ((rc = bal__gather_weights(rb, total)) != BAL_OK) return rc;
+    for (int k = 0; k <= P; k++) rb->cut_ref[k] = k == 0 ? 0 : rb->cut_ref[k - 1] + rb->n[k - 1];
+    rc = bal_rebalance_cuts(total, rb->wall, P, rb->rate, rb->cut_ref, rb->cut, NULL);
+    if (rc != BAL_OK) return rc; /* same inputs on every rank: same outcome */
+    for (int k = 0; k < P; k++) rb->t[k] = rb->cut[k + 1] - rb->cut[k];
+  } else if ((rc = bal_rebalance_targets(P, total, rb->rate, rb->t)) != BAL_OK) {
+    return rc;
+  }
+  if (rb->cfg.mode == BAL_REBALANCE_DIRECT) {
+    memcpy(rb->a, rb->t, (size_t)P * sizeof *rb->a);
+    rb->nplan = P > 1 ? bal_rebalance_direct_plan(P, rb->n, rb->t, rb->plan) : 0;
+  } else if (P > 1) {
+    bal_rebalance_shifts(P, rb->n, rb->t, rb->shift);
+    bal_rebalance_shifts_limit(P, rb->n, rb->shift);
+    for (int k = 0; k < P; k++)
+      rb->a[k] = rb->n[k] - (k + 1 < P ? rb->shift[k] : 0) + (k > 0 ? rb->shift[k - 1] : 0);
+  } else {
+    rb->a[0] = rb->n[0];
+  }
+  if (rb->weighted && P > 1) { /* cost of each achieved contiguous part */
+    int64_t at = 0;
+    t_new = 0.0;
+    for (int k = 0; k < P; k++) {
+      double c = 0.0;
+      for (int64_t j = at; j < at + rb->a[k]; j++) c += rb->wall[j];
+      at += rb->a[k];
+      t_new = fmax(t_new, c / rb->rate[k]);
+    }
+  } else if (P > 1) {
+    bal_rebalance_step_time(P, rb->a, rb->rate, &t_new);
+  } else {
+    t_new = t_now; /* one rank: nothing to improve (and t_now may be in cost units) */
+  }
+  /* 5. threshold and profitability */
+  double cost = 0.0;
+  if (rb->sec_per_byte > 0.0 && rb->bytes_per_item > 0.0)
+    cost = rb->interact_s + (double)max_io(rb) * rb->bytes_per_item * rb->sec_per_byte;
+  double hz = horizon(rb), red = 0.0;
+  bal_rebalance_verdict v;
+  bal_rebalance_decide(t_now, t_new, rb->cfg.threshold, cost, hz,
+                       rb->cfg.profitability ? rb->cfg.benefit_weight : 0.0, &v, &red);
+  rb->st.reduction = red;
+  rb->st.predicted_cost_s = cost;
+  rb->st.predicted_benefit_s = red * hz;
+  if (rb->cfg.mode == BAL_REBALANCE_NONE && v == BAL_REBALANCE_MOVE) v = BAL_REBALANCE_DISABLED;
+  rb->st.last_verdict = v;
+  if (v == BAL_REBALANCE_BALANCED) rb->st.skipped_threshold++;
+  if (v == BAL_REBALANCE_UNPROFITABLE) rb->st.skipped_profit++;
+  if (v != BAL_REBALANCE_MOVE) return BAL_OK;
+  /* 6. move */
+  int nout, nin;
+  packages(rb, &nout, &nin);
+  int64_t t0 = bal__now_ns();
+  long long mv = 0;
+  rc = bal__migrate(rb, rb->out, nout, rb->in, nin, rb->n[rb->rank], &mv);
+  if (rc != BAL_OK) return rc;
+  double dt = (double)(bal__now_ns() - t0) * 1e-9;
+  rb->st.migrate_s += dt;
+  rb->last_move_s = dt;
+  rb->last_move_items = (double)mv;
+  rb->st.rebalances++;
+  int64_t moved_all = 0; /* items that changed rank: each crosses one boundary or one transfer */
+  if (rb->cfg.mode == BAL_REBALANCE_DIRECT)
+    for (int k = 0; k < rb->nplan; k++) moved_all += rb->plan[k].count;
+  else
+    for (int k = 0; k + 1 < P; k++) moved_all += llabs(rb->shift[k]);
+  rb->st.items_moved += moved_all;
+  if (rb->weighted) { /* the items changed: so did their average cost */
+    int wrc = refresh_weights(rb);
+    if (wrc != BAL_OK) note_error(rb, wrc);
+  }
+  rb->between_moves_s = rb->moves_seen ? 0.5 * rb->between_moves_s + 0.5 * rb->since_move_s
+                                       : rb->since_move_s;
+  rb->since_move_s = 0.0;
+  if (moved) *moved = mv;
+  return BAL_OK;
+}
