@@ -40,6 +40,8 @@ if "$bin" --ranks 4 --latency -1 2>"$tmp/err"; then fail "bad --latency accepted
 grep -q -- "--latency" "$tmp/err" || fail "error names --latency"
 if "$bin" --ranks 4 --work-mode sleep 2>"$tmp/err"; then fail "--work-mode sleep accepted"; fi
 grep -q -- "--work-mode" "$tmp/err" || fail "error names --work-mode"
+if "$bin" --ranks 4 --poll-interval 0 2>"$tmp/err" >/dev/null; then fail "--poll-interval 0 accepted"; fi
+grep -q -- "--poll-interval" "$tmp/err" || fail "DLB_Bench names --poll-interval"
 # A DLB_Bench flag it does not know itself reaches DLB_Bench, which names it.
 if "$bin" --ranks 4 --bogus 2>"$tmp/err" >/dev/null; then fail "--bogus accepted"; fi
 grep -q -- "--bogus" "$tmp/err" || fail "DLB_Bench names --bogus: $(cat "$tmp/err")"

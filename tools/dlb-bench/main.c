@@ -224,6 +224,12 @@ static bool parse(int argc, char **argv, opts *o) {
     fprintf(stderr, PROG ": --work-mode: only 'simulated' runs under SMPI\n");
     return false;
   }
+  if (o->poll_interval <= 0) {
+    /* An idle rank that polls without sleeping never lets simulated time
+     * pass (MPI calls cost no simulated time by default). */
+    fprintf(stderr, PROG ": --poll-interval: must be > 0 under SMPI\n");
+    return false;
+  }
 #endif
   if (o->prm.tasks_per_rank <= 0 && o->prm.work_per_rank > 0) {
     fprintf(stderr, PROG ": --tasks-per-rank: must be > 0 when there is work\n");
