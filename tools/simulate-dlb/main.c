@@ -361,6 +361,10 @@ int main(int argc, char **argv) {
    * busy this machine is, and polling costs what --probe-cost says, every
    * time (SimGrid's default makes repeated probes ever dearer). */
   args[k++] = (char *)"--cfg=smpi/simulate-computation:no";
+  /* Open MPI's collective algorithms (trees, rings) instead of SMPI's
+   * default linear ones, which make a reduction over thousands of ranks
+   * cost the simulator O(P^2) and are not what MPI libraries run. */
+  args[k++] = (char *)"--cfg=smpi/coll-selector:ompi";
   args[k++] = (char *)"--cfg=smpi/grow-injected-times:no";
   args[k++] = iprobe;
   args[k++] = test;
