@@ -140,6 +140,55 @@ static void cuts_quality_bound_large(void **state) {
   free(cuts);
 }
 
+/* The same bound on many random chains (sizes, part counts, skew, zero
+ * and tied costs, more parts than items), with the loads recomputed from
+ * the returned cuts rather than taken from the reported bottleneck. */
+static void cuts_quality_bound_random(void **state) {
+  (void)state;
+  bal__rng r;
+  bal__rng_seed(&r, 2024);
+  enum { NMAX = 3000, PMAX = 700 };
+  double *w = malloc(NMAX * sizeof *w);
+  int64_t *cuts = malloc((PMAX + 1) * sizeof *cuts);
+  assert_non_null(w);
+  assert_non_null(cuts);
+  for (int round = 0; round < rounds(400); round++) {
+    int64_t n = 1 + (int64_t)bal__rng_below(&r, NMAX);
+    int p = 1 + (int)bal__rng_below(&r, PMAX);
+    int dist = (int)bal__rng_below(&r, 5);
+    double tot = 0, wmax = 0;
+    for (int64_t j = 0; j < n; j++) {
+      double u = 1.0 - bal__rng_uniform(&r);
+      switch (dist) {
+      case 0: w[j] = u; break;
+      case 1: w[j] = u * u * u * 100.0; break;
+      case 2: w[j] = pow(u, -1.0 / 1.2); break;            /* heavy tail */
+      case 3: w[j] = bal__rng_below(&r, 3) ? 0.0 : 1.0; break; /* zeros and ties */
+      default: w[j] = bal__rng_below(&r, 50) ? 1.0 : 1000.0; /* rare spikes */
+      }
+      tot += w[j];
+      wmax = fmax(wmax, w[j]);
+    }
+    if (tot == 0) continue; /* every load is 0: nothing to bound */
+    double b;
+    assert_int_equal(bal_rebalance_cuts(n, w, p, NULL, NULL, cuts, &b), BAL_OK);
+    assert_int_equal(cuts[0], 0);
+    assert_int_equal(cuts[p], n);
+    double mx = 0, avg = tot / p;
+    for (int k = 0; k < p; k++) {
+      assert_true(cuts[k] <= cuts[k + 1]);
+      double load = 0;
+      for (int64_t j = cuts[k]; j < cuts[k + 1]; j++) load += w[j];
+      mx = fmax(mx, load);
+    }
+    /* summation order differs from the library's prefix sums */
+    assert_true(mx / avg <= 1.0 + wmax / avg + 1e-9);
+    assert_true(fabs(mx - b) <= 1e-9 * tot);
+  }
+  free(w);
+  free(cuts);
+}
+
 static void cuts_bad_args(void **state) {
   (void)state;
   int64_t cuts[3];
@@ -327,6 +376,7 @@ static void direct_plan_properties(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(cuts_match_oracle),       cmocka_unit_test(cuts_quality_bound_large),
+      cmocka_unit_test(cuts_quality_bound_random),
       cmocka_unit_test(cuts_bad_args),           cmocka_unit_test(cuts_default_is_even),
       cmocka_unit_test(targets_match_oracle),
       cmocka_unit_test(shifts_match_oracle),     cmocka_unit_test(shifts_limit_properties),

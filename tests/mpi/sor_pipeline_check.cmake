@@ -1,0 +1,48 @@
+# Runs examples/sor_pipeline under mpiexec and checks its --json output
+# (CMake's own JSON parser: no extra tool needed):
+#  - every pipelined result equals the sequential sweep (--check, bit for bit);
+#  - the automatic block size is in [1, cols] and its block count matches;
+#  - the model's inputs are positive / non-negative and finite.
+# Usage: cmake -DLAUNCH="mpiexec;-n;3;..." -DPROG=path -DCOLS=50 -DARGS="..." -P this
+separate_arguments(extra UNIX_COMMAND "${ARGS}")
+execute_process(COMMAND ${LAUNCH} ${PROG} --cols ${COLS} --check --json ${extra}
+  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "sor_pipeline exited with ${rc}\n${out}\n${err}")
+endif()
+string(JSON b GET "${out}" model auto_block_size)
+string(JSON nb GET "${out}" model auto_blocks)
+if(b LESS 1 OR b GREATER COLS)
+  message(FATAL_ERROR "automatic block size ${b} outside [1, ${COLS}]\n${out}")
+endif()
+math(EXPR expect "(${COLS} + ${b} - 1) / ${b}")
+if(NOT nb EQUAL expect)
+  message(FATAL_ERROR "auto_blocks ${nb}, expected ceil(${COLS}/${b}) = ${expect}")
+endif()
+foreach(key t_seq_s t_fixed_s t_incr_s)
+  string(JSON v GET "${out}" model ${key})
+  if(v STREQUAL "null" OR v LESS 0)
+    message(FATAL_ERROR "model ${key} = ${v}")
+  endif()
+endforeach()
+string(JSON n LENGTH "${out}" runs)
+if(n LESS 1)
+  message(FATAL_ERROR "no runs in\n${out}")
+endif()
+math(EXPR last "${n} - 1")
+set(checksum "")
+foreach(i RANGE ${last})
+  string(JSON res GET "${out}" runs ${i} result)
+  string(JSON sum GET "${out}" runs ${i} checksum)
+  string(JSON rb GET "${out}" runs ${i} block_size)
+  if(NOT res STREQUAL "equal")
+    message(FATAL_ERROR "block size ${rb}: result ${res}\n${out}")
+  endif()
+  # every block size computes the same numbers
+  if(checksum STREQUAL "")
+    set(checksum "${sum}")
+  elseif(NOT sum STREQUAL checksum)
+    message(FATAL_ERROR "checksums differ: ${checksum} vs ${sum} (block size ${rb})")
+  endif()
+endforeach()
+message(STATUS "sor_pipeline: ${n} runs equal to the sequential sweep, automatic block size ${b}")
