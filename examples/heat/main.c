@@ -15,6 +15,7 @@
  * sweep. "After the first rebalance" applies the same formula to the
  * sweeps that follow the iteration of the first migration. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +142,10 @@ int main(int argc, char **argv) {
   wait_poll(&breq, o.poll_s);
   double t0 = bal__now_s();
   load.t0 = t0;
+  if (rank == observed) { /* the initial allocation; no rate measured yet */
+    heat_sample s = {0, -1, g.n, 0, NAN, NAN, load_active(&load, t0), 0};
+    if (trace_add(&tr, &s)) error = 1;
+  }
   for (long long it = 0; it < o.iterations; it++) {
     if (halo_exchange(&h, &g, MPI_COMM_WORLD, o.poll_s) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 1);
     double start = bal__now_s();
@@ -187,6 +192,11 @@ int main(int argc, char **argv) {
     }
   }
   double t_end = bal__now_s();
+  if (rank == observed) { /* the final allocation, so that the last step is drawn to the end */
+    heat_sample s = {t_end - t0, o.iterations - 1, g.n, st.rebalances, NAN, NAN,
+                     load_active(&load, t_end), st.filter_state};
+    if (trace_add(&tr, &s)) error = 1;
+  }
 
   /* ---- results ---- */
   heat_result r;
