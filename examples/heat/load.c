@@ -11,33 +11,44 @@
 
 #include "heat.h"
 
-static bool active_at(const heat_load *l, double t) {
-  if (!l->here || l->kind == LOAD_NONE || l->slowdown <= 1) return false;
-  if (l->kind == LOAD_CONSTANT) return true;
-  double phase = fmod(t - l->t0, l->period);
-  if (phase < 0) phase += l->period;
-  return phase < l->duty * l->period;
+/* The oscillating load's segment containing t: whether it is on, and when
+ * it ends. Both come from one phase computation: deriving them separately
+ * (fmod for the state, floor for the end) disagreed by rounding at a
+ * boundary and took a whole off-phase for an on-phase. */
+static bool segment(const heat_load *l, double t, double *end) {
+  double rel = t - l->t0, k = floor(rel / l->period), phase = rel - k * l->period;
+  if (phase < 0) {
+    k -= 1;
+    phase += l->period;
+  } else if (phase >= l->period) {
+    k += 1;
+    phase -= l->period;
+  }
+  double on_len = l->duty * l->period;
+  bool on = phase < on_len;
+  *end = l->t0 + k * l->period + (on ? on_len : l->period);
+  if (*end <= t) *end = nextafter(t, INFINITY); /* t sits on the boundary */
+  return on;
 }
 
-bool load_active(const heat_load *l, double t) { return active_at(l, t); }
+static bool loaded_now(const heat_load *l) {
+  return l->here && l->kind != LOAD_NONE && l->slowdown > 1;
+}
 
-/* End of the current on/off segment containing t (oscillating load). */
-static double segment_end(const heat_load *l, double t) {
-  double k = floor((t - l->t0) / l->period);
-  double on_end = l->t0 + k * l->period + l->duty * l->period;
-  double cycle_end = l->t0 + (k + 1) * l->period;
-  double end = t < on_end ? on_end : cycle_end;
-  /* rounding can land exactly on t: step past it */
-  return end > t ? end : nextafter(t, INFINITY);
+bool load_active(const heat_load *l, double t) {
+  double end;
+  if (!loaded_now(l)) return false;
+  return l->kind == LOAD_CONSTANT || segment(l, t, &end);
 }
 
 double load_finish(const heat_load *l, double start, double work) {
   if (work <= 0) return start;
-  if (!l->here || l->kind == LOAD_NONE || l->slowdown <= 1) return start + work;
+  if (!loaded_now(l)) return start + work;
   if (l->kind == LOAD_CONSTANT) return start + work * l->slowdown;
   double t = start, left = work;
   while (left > 0) {
-    double end = segment_end(l, t), speed = active_at(l, t) ? 1.0 / l->slowdown : 1.0;
+    double end;
+    double speed = segment(l, t, &end) ? 1.0 / l->slowdown : 1.0;
     double can = (end - t) * speed;
     if (can >= left) return t + left / speed;
     left -= can;
@@ -47,13 +58,14 @@ double load_finish(const heat_load *l, double start, double work) {
 }
 
 double load_compete(const heat_load *l, double a, double b) {
-  if (b <= a || !l->here || l->kind == LOAD_NONE || l->slowdown <= 1) return 0;
+  if (b <= a || !loaded_now(l)) return 0;
   double share = 1.0 - 1.0 / l->slowdown, on = 0;
   if (l->kind == LOAD_CONSTANT) return share * (b - a);
   for (double t = a; t < b;) {
-    double end = segment_end(l, t);
+    double end;
+    bool is_on = segment(l, t, &end);
     if (end > b) end = b;
-    if (active_at(l, t)) on += end - t;
+    if (is_on) on += end - t;
     t = end;
   }
   return share * on;
