@@ -24,6 +24,7 @@
 
 #include "common/cli.h"
 #include "common/json.h"
+#include "common/launch.h"
 #include "report.h"
 #include "workload.h"
 
@@ -242,44 +243,7 @@ static bool under_mpirun(void) {
 #ifdef BALLAST_SMPI
   return true; /* smpirun starts this program; `ballast simulate-dlb` launches it */
 #endif
-  return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK") ||
-         getenv("MPI_LOCALNRANKS");
-}
-
-/* `--ranks P` outside mpirun: exec mpiexec -n P [--oversubscribe] SELF ARGS. */
-static int launch(int argc, char **argv, long long ranks) {
-  char self[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) {
-    fprintf(stderr, PROG ": cannot find my own executable to launch it\n");
-    return 2;
-  }
-  self[n] = '\0';
-  char np[32];
-  snprintf(np, sizeof np, "%lld", ranks);
-  char **args = calloc((size_t)argc + 8, sizeof *args);
-  int k = 0;
-  args[k++] = (char *)BALLAST_MPIEXEC;
-  args[k++] = (char *)"-n";
-  args[k++] = np;
-  if (BALLAST_MPIEXEC_OVERSUBSCRIBE) args[k++] = (char *)"--oversubscribe";
-  args[k++] = self;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--ranks")) {
-      i++;
-      continue;
-    }
-    args[k++] = argv[i];
-  }
-  args[k] = NULL;
-  if (geteuid() == 0) {
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-  }
-  execv(BALLAST_MPIEXEC, args);
-  fprintf(stderr, PROG ": cannot run %s\n", BALLAST_MPIEXEC);
-  free(args);
-  return 2;
+  return launch_under_mpirun();
 }
 
 static void on_event(void *arg, bal_steal_event ev, double t0, double t1, int peer) {
@@ -576,7 +540,8 @@ int main(int argc, char **argv) {
   }
   opts o;
   if (!parse(argc, argv, &o)) return 2;
-  if (o.ranks > 0 && !under_mpirun()) return launch(argc, argv, o.ranks);
+  if (o.ranks > 0 && !under_mpirun())
+    return launch_mpiexec(PROG, BALLAST_MPIEXEC, BALLAST_MPIEXEC_OVERSUBSCRIBE, argc, argv, o.ranks);
 
   int provided, rank, p;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
