@@ -29,24 +29,24 @@ bool sim_write_platform(const sim_platform *p, const char *dir, const char *prog
   FILE *f = open_in(dir, "platform.xml", path, sizeof path, prog);
   if (!f) return false;
   /* One <cluster>: every node has a private full-duplex link to a
-   * non-blocking switch (a fat tree with full bisection): contention is
-   * modelled at the nodes' links, and the backbone only caps each flow
-   * (FATPIPE) instead of being shared by all of them -- a shared backbone
-   * would couple every flow of the machine into one bandwidth-sharing
-   * problem, which made simulations with heavy traffic many times slower.
-   * The switch's latency is part of the links'. Ranks of one node talk
-   * through the loopback (shared memory). */
+   * non-blocking switch (a fat tree with full bisection), so contention is
+   * modelled at the nodes' links only and a route is the source's link up
+   * and the destination's link down. No backbone at all: a full-bisection
+   * switch never limits a flow below its links, and even a FATPIPE backbone
+   * is one more constraint that every inter-node flow of the machine
+   * touches (efficiency within 0.002, 22% less simulation time at 1,792
+   * ranks). The switch's latency is part of the links'. Ranks of one node
+   * talk through the loopback (shared memory). */
   fprintf(f,
           "<?xml version='1.0'?>\n"
           "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
           "<platform version=\"4.1\">\n"
           "  <cluster id=\"cluster\" prefix=\"node-\" suffix=\"\" radical=\"0-%lld\"\n"
           "           speed=\"%.17gf\" core=\"%lld\" sharing_policy=\"SPLITDUPLEX\"\n"
-          "           bw=\"%.17gBps\" lat=\"%.17gs\" bb_bw=\"%.17gBps\" bb_lat=\"0s\"\n"
-          "           bb_sharing_policy=\"FATPIPE\"\n"
+          "           bw=\"%.17gBps\" lat=\"%.17gs\"\n"
           "           loopback_bw=\"%.17gBps\" loopback_lat=\"%.17gs\"/>\n"
           "</platform>\n",
-          nodes - 1, p->core_speed, p->cores_per_node, p->bandwidth, p->latency, p->bandwidth,
+          nodes - 1, p->core_speed, p->cores_per_node, p->bandwidth, p->latency,
           p->intra_bandwidth, p->intra_latency);
   if (!close_checked(f, path, prog)) return false;
   if (!(f = open_in(dir, "hosts.txt", path, sizeof path, prog))) return false;
