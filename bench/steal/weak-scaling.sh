@@ -51,45 +51,56 @@ for r in $RANKS; do
   done
 done
 
-# gnuplot reads plain numbers only ("1e6" is not one to it).
-BYTES_N=$(for b in $BYTES; do awk -v b="$b" 'BEGIN {printf "%.0f ", b}'; done)
-# The pairs plot: 5 s of work if studied, else the first work value.
-pw=$(grep -qw 5 <<<"$WORKS" && echo 5 || awk '{print $1}' <<<"$WORKS")
 command -v gnuplot >/dev/null || { echo "weak-scaling: $csv (gnuplot missing: no plots)"; exit 0; }
-cat >"$out.gp" <<GP
-set datafile separator ","
-set terminal pngcairo size 1500,480 noenhanced
-set output "$out.png"
-set multiplot layout 1,3 title "DLB_Bench weak scaling under SMPI (gaussian: 10% of ranks hold 70% of the tasks)"
-set logscale x 2
-set xlabel "ranks"
-set ylabel "parallel efficiency"
-set yrange [0:1.05]
-set key bottom left font ",8"
-set grid
-pols = "smallworld random sharing"
-sizes = "$BYTES_N"
-ns = words(sizes)
-pol(i) = word(pols, (i - 1) / ns + 1)
-size(i) = word(sizes, (i - 1) % ns + 1)
-do for [wk in "$WORKS"] {
-  set title sprintf("%s s of work per rank", wk)
-  plot for [i = 1:words(pols) * ns] "$csv" \
-    using ((column(6) == real(wk) && column(8) == real(size(i)) && strcol(10) eq pol(i)) ? column(1) : NaN):11 smooth unique \
-    with linespoints lc ((i - 1) / ns + 1) pt ((i - 1) % ns + 5) title sprintf("%s, %s B/rank", pol(i), size(i))
-}
-unset multiplot
-set terminal pngcairo size 700,480 noenhanced
-set output "$out-peers.png"
-set title "Pairs a rank connects to (max over ranks), $pw s of work, largest problem"
-set ylabel "peers (max)"
-unset yrange
-set logscale y 2
-set key top left
-bmax = "$(awk '{print $NF}' <<<"$BYTES_N")"
-plot for [i = 1:words(pols)] "$csv" \
-  using ((column(6) == $pw && column(8) == real(bmax) && strcol(10) eq word(pols, i)) ? column(1) : NaN):16 smooth unique \
-  with linespoints lc i pt 7 title word(pols, i)
-GP
+# One data file per curve (ranks, efficiency, peers_max sorted by ranks), so
+# that gnuplot draws lines through every point of a curve. Sizes are
+# compared as numbers: the CSV holds them as printed by %g.
+dat="$out.d"
+rm -rf "$dat" && mkdir -p "$dat"
+pols=${POLICIES//,/ }
+for w in $WORKS; do for pol in $pols; do for b in $BYTES; do
+  awk -F, -v w="$w" -v b="$b" -v p="$pol" 'NR>1 && $6==w && $8==b+0 && $10==p {print $1, $11, $16}' "$csv" |
+    sort -n >"$dat/$w-$pol-$b.dat"
+done; done; done
+# The pairs plot: 5 s of work if studied, else the first work value; the
+# largest problem size.
+pw=$(grep -qw 5 <<<"$WORKS" && echo 5 || awk '{print $1}' <<<"$WORKS")
+bmax=$(awk '{print $NF}' <<<"$BYTES")
+{
+  echo 'set terminal pngcairo size 1500,480 noenhanced'
+  echo "set output \"$out.png\""
+  echo 'set multiplot layout 1,3 title "DLB_Bench weak scaling under SMPI (gaussian: 10% of ranks hold 70% of the tasks)"'
+  echo 'set logscale x 2; set xlabel "ranks"; set ylabel "parallel efficiency"'
+  echo 'set yrange [*:1.01]; set key bottom left font ",8"; set grid'
+  for w in $WORKS; do
+    echo "set title \"$w s of work per rank\""
+    sep="plot"
+    pi=0
+    for pol in $pols; do
+      pi=$((pi + 1)); bi=0
+      for b in $BYTES; do
+        bi=$((bi + 4))
+        cpb=$(awk -v w="$w" -v b="$b" 'BEGIN {printf "%.3g", 2.4e9 * w / b}')
+        printf '%s "%s" using 1:2 with linespoints lc %d pt %d title "%s, %s B/rank (%s cycles/B)"' \
+          "$sep" "$dat/$w-$pol-$b.dat" "$pi" "$bi" "$pol" "$b" "$cpb"
+        sep=","
+      done
+    done
+    echo
+  done
+  echo 'unset multiplot'
+  echo 'set terminal pngcairo size 700,480 noenhanced'
+  echo "set output \"$out-peers.png\""
+  echo "set title \"Pairs a rank connects to (max over ranks), $pw s of work, $bmax B/rank\""
+  echo 'set ylabel "peers (max)"; set autoscale y; set logscale y 2; set key top left'
+  sep="plot"
+  pi=0
+  for pol in $pols; do
+    pi=$((pi + 1))
+    printf '%s "%s" using 1:3 with linespoints lc %d pt 7 title "%s"' "$sep" "$dat/$pw-$pol-$bmax.dat" "$pi" "$pol"
+    sep=","
+  done
+  echo
+} >"$out.gp"
 gnuplot "$out.gp"
 echo "weak-scaling: $csv, $out.png, $out-peers.png"
