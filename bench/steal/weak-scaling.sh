@@ -66,13 +66,21 @@ done; done; done
 # largest problem size.
 pw=$(grep -qw 5 <<<"$WORKS" && echo 5 || awk '{print $1}' <<<"$WORKS")
 bmax=$(awk '{print $NF}' <<<"$BYTES")
+# Panels only for work values with data, curves only for non-empty files
+# (gnuplot fails on a plot with no point at all).
+pworks=""
+for w in $WORKS; do
+  for f in "$dat/$w"-*.dat; do [ -s "$f" ] && { pworks="$pworks $w"; break; }; done
+done
+[ -n "$pworks" ] || { echo "weak-scaling: no data in $csv" >&2; exit 1; }
+npanels=$(wc -w <<<"$pworks")
 {
-  echo 'set terminal pngcairo size 1500,480 noenhanced'
+  echo "set terminal pngcairo size $((500 * npanels)),480 noenhanced"
   echo "set output \"$out.png\""
-  echo 'set multiplot layout 1,3 title "DLB_Bench weak scaling under SMPI (gaussian: 10% of ranks hold 70% of the tasks)"'
+  echo "set multiplot layout 1,$npanels title \"DLB_Bench weak scaling under SMPI (gaussian: 10% of ranks hold 70% of the tasks)\""
   echo 'set logscale x 2; set xlabel "ranks"; set ylabel "parallel efficiency"'
   echo 'set yrange [*:1.01]; set key bottom left font ",8"; set grid'
-  for w in $WORKS; do
+  for w in $pworks; do
     echo "set title \"$w s of work per rank\""
     sep="plot"
     pi=0
@@ -80,6 +88,7 @@ bmax=$(awk '{print $NF}' <<<"$BYTES")
       pi=$((pi + 1)); bi=0
       for b in $BYTES; do
         bi=$((bi + 4))
+        [ -s "$dat/$w-$pol-$b.dat" ] || continue
         cpb=$(awk -v w="$w" -v b="$b" 'BEGIN {printf "%.3g", 2.4e9 * w / b}')
         printf '%s "%s" using 1:2 with linespoints lc %d pt %d title "%s, %s B/rank (%s cycles/B)"' \
           "$sep" "$dat/$w-$pol-$b.dat" "$pi" "$bi" "$pol" "$b" "$cpb"
@@ -97,6 +106,7 @@ bmax=$(awk '{print $NF}' <<<"$BYTES")
   pi=0
   for pol in $pols; do
     pi=$((pi + 1))
+    [ -s "$dat/$pw-$pol-$bmax.dat" ] || continue
     printf '%s "%s" using 1:3 with linespoints lc %d pt 7 title "%s"' "$sep" "$dat/$pw-$pol-$bmax.dat" "$pi" "$pol"
     sep=","
   done
