@@ -27,6 +27,7 @@
 
 #include "common/cli.h"
 #include "common/json.h"
+#include "core/clock.h"
 #include "pipeline.h"
 
 #define PROG "sor_pipeline"
@@ -136,19 +137,6 @@ static bool parse(int argc, char **argv, opts *o) {
   return true;
 }
 
-/* The grain model's time for block size b. bal_rebalance_grain() returns
- * it only at the optimum; the benchmark wants the whole curve, so it is
- * restated here (same formula as in ballast/rebalance.h, with the real
- * number of blocks M = ceil(m / b)). */
-static double model_time(double t_seq, long long m, int p, double t_fixed, double t_incr,
-                         long long b, long long *blocks) {
-  long long M = (m + b - 1) / b;
-  double shifts = (double)M + p - 2 > 0 ? (double)M + p - 2 : 0;
-  *blocks = M;
-  return ((double)M + p - 1) * t_seq / ((double)p * (double)M) +
-         shifts * (t_fixed + t_incr * (double)b);
-}
-
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -225,7 +213,9 @@ int main(int argc, char **argv) {
     run_out *r = &runs[k];
     r->automatic = o.sizes[k] == 0;
     r->block = r->automatic ? auto_b : (o.sizes[k] < o.cols ? o.sizes[k] : o.cols);
-    r->predicted_s = model_time(t_seq, o.cols, p, t_fixed, t_incr, r->block, &r->blocks);
+    if ((rc = bal_rebalance_grain_time(t_seq, o.cols, p, t_fixed, t_incr, r->block, &r->blocks,
+                                       &r->predicted_s)) != BAL_OK)
+      fail("bal_rebalance_grain_time", rc);
     sor_rank_reset(&s);
     for (int sw = 0; sw < o.sweeps; sw++) {
       /* The model describes one execution of the pipelined loop, fill and
@@ -233,9 +223,9 @@ int main(int argc, char **argv) {
        * rank's end (without the barrier, a sweep's drain would overlap the
        * next one's fill). */
       MPI_Barrier(MPI_COMM_WORLD);
-      long long t0 = sor_now_ns();
+      long long t0 = bal__now_ns();
       if ((rc = sor_rank_sweep(&s, (int)r->block)) != MPI_SUCCESS) fail("the pipelined sweep", rc);
-      times[sw] = (double)(sor_now_ns() - t0) * 1e-9;
+      times[sw] = (double)(bal__now_ns() - t0) * 1e-9;
     }
     MPI_Reduce(times, tmax, o.sweeps, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0) {

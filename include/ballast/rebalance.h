@@ -506,6 +506,20 @@ BAL_API int bal_rebalance_grain(double t_seq, long long m, int p, double t_fixed
                                 long long *blocks, long long *block_size, double *t_total);
 
 /**
+ * The grain model of bal_rebalance_grain() evaluated at a given block size
+ * b, with the real number of blocks M = ceil(m / b), e.g. to draw the whole
+ * curve beside measurements. Pure, reentrant.
+ * @param t_seq, m, p, t_fixed, t_incr as for bal_rebalance_grain().
+ * @param block_size b, in [1, m].
+ * @param blocks  receives M; may be NULL.
+ * @param t_total receives the modelled time; may be NULL.
+ * @return BAL_OK; BAL_EINVAL on bad arguments (nothing written).
+ */
+BAL_API int bal_rebalance_grain_time(double t_seq, long long m, int p, double t_fixed,
+                                     double t_incr, long long block_size, long long *blocks,
+                                     double *t_total);
+
+/**
  * Measure the minimum time of a piece of work (seed 002: on a loaded
  * processor the smallest of several measurements approximates the
  * dedicated time), e.g. one block of the pipelined loop for t_seq.

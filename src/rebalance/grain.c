@@ -3,6 +3,7 @@
  * shorter with small blocks) against per-message overhead (M + p - 2
  * shifts, fewer with large blocks). */
 #include <math.h>
+#include <stdbool.h>
 #include <time.h>
 
 #include <ballast/rebalance.h>
@@ -22,11 +23,25 @@ static double model(double t_seq, long long m, int p, double t_fixed, double t_i
   return ((double)M + p - 1) * tb + shifts * (t_fixed + t_incr * (double)b);
 }
 
+static bool valid_inputs(double t_seq, long long m, int p, double t_fixed, double t_incr) {
+  return t_seq > 0.0 && isfinite(t_seq) && m >= 1 && p >= 1 && t_fixed >= 0.0 &&
+         isfinite(t_fixed) && t_incr >= 0.0 && isfinite(t_incr);
+}
+
+int bal_rebalance_grain_time(double t_seq, long long m, int p, double t_fixed, double t_incr,
+                             long long block_size, long long *blocks, double *t_total) {
+  if (!valid_inputs(t_seq, m, p, t_fixed, t_incr) || block_size < 1 || block_size > m)
+    return BAL_EINVAL;
+  long long M;
+  double t = model(t_seq, m, p, t_fixed, t_incr, block_size, &M);
+  if (blocks) *blocks = M;
+  if (t_total) *t_total = t;
+  return BAL_OK;
+}
+
 int bal_rebalance_grain(double t_seq, long long m, int p, double t_fixed, double t_incr,
                         long long *blocks, long long *block_size, double *t_total) {
-  if (!(t_seq > 0.0) || !isfinite(t_seq) || m < 1 || p < 1 || !(t_fixed >= 0.0) ||
-      !isfinite(t_fixed) || !(t_incr >= 0.0) || !isfinite(t_incr))
-    return BAL_EINVAL;
+  if (!valid_inputs(t_seq, m, p, t_fixed, t_incr)) return BAL_EINVAL;
   double mstar;
   double num = t_seq * (1.0 - 1.0 / p) + t_incr * (double)m * (p - 2);
   if (p == 1 || num <= 0.0)

@@ -146,6 +146,37 @@ static void grain_matches_scan(void **state) {
   assert_int_equal(bal_rebalance_grain(1, 10, 2, -1, 0, &M, NULL, NULL), BAL_EINVAL);
 }
 
+/* bal_rebalance_grain_time: the oracle's curve at every block size, the
+ * optimum's time at the chosen one, and errors that write nothing. */
+static void grain_time_is_the_model(void **state) {
+  (void)state;
+  const double ts = 2.5, tf = 2e-4, ti = 3e-7;
+  const long long m = 300;
+  const int p = 6;
+  for (long long b = 1; b <= m; b++) {
+    long long M = 0;
+    double t = 0;
+    assert_int_equal(bal_rebalance_grain_time(ts, m, p, tf, ti, b, &M, &t), BAL_OK);
+    assert_int_equal(M, (m + b - 1) / b);
+    assert_true(fabs(t - model(ts, m, p, tf, ti, b)) <= 1e-12 * t);
+  }
+  long long Mopt, bopt, M;
+  double topt, t;
+  assert_int_equal(bal_rebalance_grain(ts, m, p, tf, ti, &Mopt, &bopt, &topt), BAL_OK);
+  assert_int_equal(bal_rebalance_grain_time(ts, m, p, tf, ti, bopt, &M, &t), BAL_OK);
+  assert_int_equal(M, Mopt);
+  assert_true(t == topt);
+  assert_int_equal(bal_rebalance_grain_time(ts, m, p, tf, ti, 1, NULL, NULL), BAL_OK);
+  M = -7;
+  t = -7;
+  assert_int_equal(bal_rebalance_grain_time(ts, m, p, tf, ti, 0, &M, &t), BAL_EINVAL);
+  assert_int_equal(bal_rebalance_grain_time(ts, m, p, tf, ti, m + 1, &M, &t), BAL_EINVAL);
+  assert_int_equal(bal_rebalance_grain_time(NAN, m, p, tf, ti, 1, &M, &t), BAL_EINVAL);
+  assert_int_equal(bal_rebalance_grain_time(ts, m, 0, tf, ti, 1, &M, &t), BAL_EINVAL);
+  assert_int_equal(bal_rebalance_grain_time(ts, m, p, -1, ti, 1, &M, &t), BAL_EINVAL);
+  assert_true(M == -7 && t == -7);
+}
+
 static void spin(void *arg) {
   volatile double *x = arg;
   for (int i = 0; i < 1000; i++) *x += i;
@@ -191,6 +222,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(decide_threshold_and_profit), cmocka_unit_test(step_time_is_the_slowest_rank),
       cmocka_unit_test(period_takes_the_largest_limit), cmocka_unit_test(grain_matches_scan),
+      cmocka_unit_test(grain_time_is_the_model),
       cmocka_unit_test(time_min_measures), cmocka_unit_test(config_and_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
