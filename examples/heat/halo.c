@@ -165,12 +165,16 @@ int halo_exchange(heat_halo *h, const heat_grid *g, MPI_Comm comm, double poll_s
     rc = MPI_Isend(buf, h->send_cnt[q] * nx, MPI_DOUBLE, h->peer[q], 7, comm, &h->req[nreq++]);
     if (rc != MPI_SUCCESS) return rc;
   }
-  if (poll_s <= 0) return MPI_Waitall(nreq, h->req, MPI_STATUSES_IGNORE);
+  return heat_wait(nreq, h->req, poll_s);
+}
+
+int heat_wait(int n, MPI_Request *req, double poll_s) {
+  if (poll_s <= 0) return MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
   /* Open MPI's blocking waits spin; on an oversubscribed machine a waiting
    * rank would take the CPU from a computing one. */
   for (;;) {
     int done = 0;
-    rc = MPI_Testall(nreq, h->req, &done, MPI_STATUSES_IGNORE);
+    int rc = MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS || done) return rc;
     bal__sleep_ns((int64_t)(poll_s * 1e9));
   }

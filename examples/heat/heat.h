@@ -89,6 +89,9 @@ int halo_build(heat_halo *h, const heat_grid *g, MPI_Comm comm);
  * (0: MPI_Waitall). Returns an MPI error code. */
 int halo_exchange(heat_halo *h, const heat_grid *g, MPI_Comm comm, double poll_s);
 void halo_free(heat_halo *h);
+/* Complete n requests, testing every poll_s seconds and sleeping between
+ * tests (0: MPI_Waitall, which spins in Open MPI). Returns an MPI code. */
+int heat_wait(int n, MPI_Request *req, double poll_s);
 /* One Jacobi sweep of the local rows from g->u into g->v, then swap. */
 void grid_sweep(heat_grid *g, const heat_halo *h);
 
@@ -107,8 +110,6 @@ double load_finish(const heat_load *l, double start, double work);
 double load_compete(const heat_load *l, double a, double b);
 /* Is the load active at time t? */
 bool load_active(const heat_load *l, double t);
-/* Sleep until monotonic time t (seconds of CLOCK_MONOTONIC, as bal__now_s). */
-void sleep_until(double t);
 
 /* ---- trace.c ---- */
 typedef struct heat_sample {

@@ -5,9 +5,7 @@
  * dedicated speed, i.e. the load takes (1 - 1/F) of the CPU. Emulated by
  * stretching each compute phase (sleeping for the difference), so that the
  * emulation costs no CPU on a shared, oversubscribed machine. */
-#include <errno.h>
 #include <math.h>
-#include <time.h>
 
 #include "heat.h"
 
@@ -69,14 +67,4 @@ double load_compete(const heat_load *l, double a, double b) {
     t = end;
   }
   return share * on;
-}
-
-void sleep_until(double t) {
-  struct timespec ts;
-  ts.tv_sec = (time_t)floor(t);
-  ts.tv_nsec = (long)((t - floor(t)) * 1e9);
-  if (ts.tv_nsec >= 1000000000L) ts.tv_nsec = 999999999L;
-  /* absolute deadline: signals and late wake-ups do not accumulate */
-  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
-  }
 }

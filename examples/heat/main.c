@@ -40,13 +40,6 @@ static void timed_sweep(void *arg) {
   a->g->v = t;
 }
 
-/* Wait for a request without spinning (Open MPI's blocking calls do). */
-static void wait_poll(MPI_Request *req, double poll_s) {
-  int done = 0;
-  while (MPI_Test(req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
-    bal__sleep_ns((int64_t)(poll_s > 0 ? poll_s * 1e9 : 1e5));
-}
-
 static double sequential_sweep(const heat_opts *o, heat_grid *g, heat_halo *h, int rank) {
   if (o->work == WORK_SLEEP) return (double)o->ny * o->row_s;
   double t = 0;
@@ -58,7 +51,7 @@ static double sequential_sweep(const heat_opts *o, heat_grid *g, heat_halo *h, i
   }
   MPI_Request req;
   MPI_Ibcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, &req);
-  wait_poll(&req, 1e-3);
+  heat_wait(1, &req, 1e-3);
   return t;
 }
 
@@ -139,7 +132,7 @@ int main(int argc, char **argv) {
 
   MPI_Request breq;
   MPI_Ibarrier(MPI_COMM_WORLD, &breq);
-  wait_poll(&breq, o.poll_s);
+  heat_wait(1, &breq, o.poll_s);
   double t0 = bal__now_s();
   load.t0 = t0;
   if (rank == observed) { /* the initial allocation; no rate measured yet */
@@ -152,7 +145,7 @@ int main(int argc, char **argv) {
     grid_sweep(&g, &h);
     double work = o.work == WORK_SLEEP ? (double)g.n * o.row_s : bal__now_s() - start;
     double finish = load_finish(&load, start, work);
-    if (finish > bal__now_s()) sleep_until(finish);
+    bal__sleep_until_ns((int64_t)(finish * 1e9));
     double end = bal__now_s(), compute_s = end - start;
     int64_t rows = g.n;
     if (rb) {

@@ -1,26 +1,12 @@
 /* The pipelined sweep (see pipeline.h). */
 #include "pipeline.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "core/clock.h"
 
 enum { TAG_OLD = 1, TAG_BLOCK = 2 };
-
-long long sor_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-void sor_wait_until(long long deadline_ns) {
-  struct timespec ts = {(time_t)(deadline_ns / 1000000000LL), (long)(deadline_ns % 1000000000LL)};
-  /* Absolute deadline: real compute done before the wait counts towards
-   * the emulated time instead of adding to it. */
-  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
-  }
-}
 
 static void fill_initial(sor_rank *s) {
   for (int i = 0; i < s->nrows + 2; i++)
@@ -53,10 +39,13 @@ void sor_rank_free(sor_rank *s) { sor_grid_free(&s->g); }
 /* Compute columns [c0, c1) of every local row, then wait out the emulated
  * cost of that many point updates. */
 static void compute(const sor_rank *s, sor_grid *g, int c0, int c1) {
-  long long t0 = s->work_ns > 0 ? sor_now_ns() : 0;
+  int64_t t0 = s->work_ns > 0 ? bal__now_ns() : 0;
   sor_block(g, s->omega, 1, s->nrows + 1, c0, c1);
   if (s->work_ns > 0)
-    sor_wait_until(t0 + (long long)(s->work_ns * (double)(c1 - c0) * (double)s->nrows));
+    /* An absolute deadline, and a sleep, not a spin: the real update
+     * counts towards the emulated cost, and ranks oversubscribed on few
+     * cores do not compete for them. */
+    bal__sleep_until_ns(t0 + (int64_t)(s->work_ns * (double)(c1 - c0) * (double)s->nrows));
 }
 
 int sor_rank_sweep(sor_rank *s, int block) {
@@ -80,7 +69,7 @@ int sor_rank_sweep(sor_rank *s, int block) {
       return rc;
     compute(s, &s->g, c0, c1);
     if (down != MPI_PROC_NULL) {
-      if (s->delay_s > 0) sor_wait_until(sor_now_ns() + (long long)(s->delay_s * 1e9));
+      if (s->delay_s > 0) bal__sleep_ns((int64_t)(s->delay_s * 1e9));
       if ((rc = MPI_Send(sor_at(&s->g, s->nrows, c0), c1 - c0, MPI_DOUBLE, down, TAG_BLOCK,
                          s->comm)))
         return rc;

@@ -45,9 +45,4 @@ void sor_probe_run(void *probe);
 /* Gather the local rows into `full` (n + 2 rows) on rank 0. Collective. */
 int sor_rank_gather(const sor_rank *s, sor_grid *full);
 
-/* Busy-free wait until `deadline_ns` (CLOCK_MONOTONIC): the emulated cost
- * sleeps, so ranks oversubscribed on few cores do not compete for them. */
-void sor_wait_until(long long deadline_ns);
-long long sor_now_ns(void);
-
 #endif

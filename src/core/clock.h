@@ -13,4 +13,9 @@ static inline double bal__now_s(void) { return (double)bal__now_ns() * 1e-9; }
 /* Sleep for ns nanoseconds (restarts after signals). */
 void bal__sleep_ns(int64_t ns);
 
+/* Sleep until bal__now_ns() reaches deadline_ns (returns at once if it has).
+ * An absolute deadline: work done before the call and late wake-ups after
+ * signals do not add up, which is what emulating a cost by sleeping needs. */
+void bal__sleep_until_ns(int64_t deadline_ns);
+
 #endif
