@@ -8,7 +8,8 @@
 # interrupted study resumes where it stopped. Then a PNG per quantity.
 #
 # Usage: bench/steal/weak-scaling.sh [BUILD_DIR] [OUT_PREFIX]
-#   RANKS="28 112 448 1792 3584"  rank counts (multiples of 28: whole nodes)
+#   RANKS="28 112 448 1792 3584"  rank counts (multiples of 28: whole nodes);
+#                                 RANKS="" runs nothing and only replots the CSV
 #   WORKS="1 5 10"                average seconds of work per rank
 #   BYTES="4096 1e6 3e7"          input bytes per rank (cycles/byte at 2.4 GHz:
 #                                 2.4e9 * work / bytes)
@@ -21,7 +22,7 @@
 set -euo pipefail
 build=${1:-build}
 out=${2:-$build/weak-scaling}
-RANKS=${RANKS:-"28 112 448 1792 3584"}
+RANKS=${RANKS-"28 112 448 1792 3584"}
 WORKS=${WORKS:-"1 5 10"}
 BYTES=${BYTES:-"4096 1e6 3e7"}
 POLICIES=${POLICIES:-"smallworld,random,sharing"}
