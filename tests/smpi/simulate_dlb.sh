@@ -34,6 +34,20 @@ head -1 "$tmp/runs.csv" | grep -q "^ranks,cores_per_node," || fail "--csv header
 awk -F, '$5=="gaussian" && $10=="smallworld" && $11 < 0.5 {bad=1} END {exit bad}' "$tmp/runs.csv" ||
   fail "smallworld efficiency under 0.5 on 64 simulated ranks: $(cat "$tmp/runs.csv")"
 
+# Iterations on one balancer with a drifting load (sharing then groups by
+# the work measured in the previous iteration): every result of every
+# iteration comes back exactly once, and the run's figures are the totals
+# of iterations 2..3.
+json=$("$bin" --ranks 64 --cores-per-node 8 --policy sharing,smallworld --iterations 3 \
+  --drift 0.5 --work-per-rank 0.1 --tasks-per-rank 20 --bytes-per-rank 2e5 --seed 5 --json) ||
+  fail "--iterations 3: the simulation failed"
+jq -e '.dlb as $d | $d.iterations == 3 and ($d.runs | length) == 2 and
+  all($d.runs[]; .results_ok and .executions == 3 * $d.tasks and (.iterations | length) == 3 and
+      ((.resolution_s - (.iterations[1].resolution_s + .iterations[2].resolution_s)) | fabs) < 1e-9)' \
+  <<<"$json" >/dev/null || fail "--iterations 3: $json"
+if "$bin" --ranks 4 --iterations 0 2>"$tmp/err" >/dev/null; then fail "--iterations 0 accepted"; fi
+grep -q -- "--iterations" "$tmp/err" || fail "DLB_Bench names --iterations"
+
 if "$bin" 2>"$tmp/err"; then fail "missing --ranks accepted"; fi
 grep -q -- "--ranks" "$tmp/err" || fail "error names --ranks"
 if "$bin" --ranks 4 --latency -1 2>"$tmp/err"; then fail "bad --latency accepted"; fi

@@ -46,6 +46,7 @@ typedef struct opts {
   double backoff_max;
   int group_size;
   double estimate_error;
+  int iterations;
   bool json;
   const char *trace;
   const char *plot;
@@ -74,13 +75,20 @@ static void usage(FILE *out) {
           "  --tasks-per-rank N     average tasks per rank (default 100)\n"
           "  --bytes-per-rank B     average input bytes per rank (default 65536)\n"
           "  --spread X             task duration = mean * (1 + X*(2u-1)), X in [0,1] (default 0.5)\n"
+          "  --iterations K         run K iterations on one balancer, task durations drawn\n"
+          "                         anew each time; figures are over the 2nd to the Kth\n"
+          "                         (the 1st warms up) (default 1)\n"
+          "  --drift D              the distribution moves by D along x per iteration\n"
+          "                         (x in [0,10), wrapping; gaussian sigma = 0.5) (default 0)\n"
           "  --distribution D       gaussian (default: mu=5, sigma=0.5 over [0,10)), uniform,\n"
           "                         single (all on rank 0), random\n"
           "  --policy P             smallworld (default), random, sharing (hierarchical work\n"
           "                         sharing baseline), none, all (the four), or a list: a,b\n"
           "  --group-size G         sharing: ranks per group (default 0: 32)\n"
-          "  --estimate-error X     sharing: each rank's work estimate is off by a factor\n"
-          "                         1 + X*(2u-1), u uniform per rank (default 0: exact)\n"
+          "  --estimate-error X     sharing, 1st iteration: each rank's work estimate is its\n"
+          "                         true work off by a factor 1 + X*(2u-1), u uniform per\n"
+          "                         rank (default 0: exact); later iterations estimate from\n"
+          "                         the work measured in the previous one\n"
           "  --work-mode M          spin (busy loop), sleep (default; yields the CPU),\n"
           "                         simulated (polling mode, work in slices; SMPI clock)\n"
           "  --slice S              simulated mode: seconds between polls (default 0.001)\n"
@@ -97,7 +105,8 @@ static void usage(FILE *out) {
 
 static bool parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
-  o->prm = (dlb_params){1.0, 100, 65536, 0.5, DIST_GAUSSIAN, 1};
+  o->prm = (dlb_params){1.0, 100, 65536, 0.5, 0, DIST_GAUSSIAN, 1};
+  o->iterations = 1;
   o->npolicies = 1;
   o->policies[0] = BAL_STEAL_SMALLWORLD;
   o->policy_arg = "smallworld";
@@ -135,6 +144,13 @@ static bool parse(int argc, char **argv, opts *o) {
     } else if (!strcmp(a, "--spread")) {
       VAL();
       if (!cli_parse_double(PROG, a, v, 0, 1, &o->prm.spread)) return false;
+    } else if (!strcmp(a, "--iterations")) {
+      VAL();
+      if (!cli_parse_i64(PROG, a, v, 1, 10000, &n)) return false;
+      o->iterations = (int)n;
+    } else if (!strcmp(a, "--drift")) {
+      VAL();
+      if (!cli_parse_double(PROG, a, v, 0, 10, &o->prm.drift)) return false;
     } else if (!strcmp(a, "--slice")) {
       VAL();
       if (!cli_parse_double(PROG, a, v, 1e-6, 10, &o->slice)) return false;
@@ -303,17 +319,135 @@ static int task(const void *input, size_t in_len, void *output, size_t out_cap, 
   return 0;
 }
 
-typedef struct run_out {
-  bal_steal_policy policy;
-  double efficiency, resolution_s, work_s, idle_mean_s;
+/* One iteration's figures, as rank 0 gathers them. */
+typedef struct iter_out {
+  double work_s, resolution_s, idle_s;
   long long attempts, thefts, given, messages, bytes, routed, route_msgs, results_bad, executions;
   int peers_max, degree_max;
+} iter_out;
+
+/* A policy's figures: totals over the measured iterations (all of them
+ * with --iterations 1; the 2nd to the last otherwise), except results_bad
+ * and executions, which count every iteration. */
+typedef struct run_out {
+  bal_steal_policy policy;
+  double efficiency;
+  iter_out sum;
+  long long tasks; /* over every iteration */
   bool ok;
-  double *final_work; /* per rank, rank 0 only */
+  double *iter_efficiency, *iter_resolution; /* per iteration, rank 0 only */
+  double *final_work;                         /* per rank, last iteration, rank 0 only */
 } run_out;
 
+/* One iteration on the balancer c->s: add this rank's tasks, run, check
+ * every result. *own_work gets the measured work of this rank's own tasks
+ * (the estimate a work-sharing scheduler takes into the next iteration);
+ * rank 0 gets the reduced figures in *out and the work done per rank in
+ * work_at_out[p]. */
+static int run_iteration(const opts *o, int iter, double estimate, int rank, int p,
+                         const long long *counts, ctx *c, iter_out *out, double *own_work,
+                         double *work_at_out) {
+  size_t len = dlb_input_len(&o->prm);
+  unsigned char *buf = malloc(len);
+  long long mine = counts[rank];
+  uint64_t first = dlb_first_gid(counts, rank);
+  uint64_t *sum = malloc((size_t)(mine ? mine : 1) * sizeof *sum);
+  int rc = BAL_OK;
+  if (!buf || !sum) rc = BAL_ENOMEM;
+  for (long long i = 0; rc == BAL_OK && i < mine; i++) {
+    sum[i] = dlb_make_input(&o->prm, iter, first + (uint64_t)i, buf, len);
+    rc = bal_steal_add_task(c->s, buf, len, NULL);
+  }
+  free(buf);
+  if (rc == BAL_OK) rc = bal_steal_set_estimate(c->s, estimate);
+  if (rc != BAL_OK) {
+    free(sum);
+    return rc;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  rc = bal_steal_run(c->s, task, sizeof(dlb_result), c);
+  double res = MPI_Wtime() - t0;
+  if (rc != BAL_OK) {
+    fprintf(stderr, PROG ": rank %d: bal_steal_run: %s\n", rank, bal_strerror(rc));
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  long long bad = 0;
+  double work = 0;
+  double *work_at = calloc((size_t)p, sizeof *work_at); /* work done per executing rank */
+  if (!work_at) {
+    free(sum);
+    return BAL_ENOMEM;
+  }
+  for (long long i = 0; i < mine; i++) {
+    const void *d;
+    size_t l;
+    int st;
+    dlb_result r;
+    if (bal_steal_result(c->s, i, &d, &l, &st) != BAL_OK || st != 0 || l != sizeof r) {
+      bad++;
+      continue;
+    }
+    memcpy(&r, d, sizeof r);
+    if (r.gid != first + (uint64_t)i || r.checksum != sum[i] || r.rank < 0 || r.rank >= p) {
+      bad++;
+      continue;
+    }
+    work += r.seconds;
+    work_at[r.rank] += r.seconds;
+  }
+  free(sum);
+  *own_work = work;
+  bal_steal_stats st;
+  bal_steal_stats_get(c->s, &st);
+  long long ll_in[9] = {bad, st.steal_attempts, st.thefts, st.tasks_given, st.messages_sent,
+                        st.bytes_sent, st.results_routed, st.executed_own + st.executed_stolen,
+                        st.route_messages};
+  long long ll_sum[9];
+  MPI_Reduce(ll_in, ll_sum, 9, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  double d_in[2] = {work, st.idle_s}, d_sum[2];
+  MPI_Reduce(d_in, d_sum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  double res_max = 0;
+  MPI_Reduce(&res, &res_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  int i_in[2] = {st.peers_contacted, st.overlay_degree}, i_max[2];
+  MPI_Reduce(i_in, i_max, 2, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(work_at, work_at_out, p, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  free(work_at);
+  if (rank == 0)
+    *out = (iter_out){.work_s = d_sum[0],
+                      .resolution_s = res_max,
+                      .idle_s = d_sum[1],
+                      .results_bad = ll_sum[0],
+                      .attempts = ll_sum[1],
+                      .thefts = ll_sum[2],
+                      .given = ll_sum[3],
+                      .messages = ll_sum[4],
+                      .bytes = ll_sum[5],
+                      .routed = ll_sum[6],
+                      .executions = ll_sum[7],
+                      .route_msgs = ll_sum[8],
+                      .peers_max = i_max[0],
+                      .degree_max = i_max[1]};
+  return BAL_OK;
+}
+
+static void iter_add(iter_out *to, const iter_out *x) {
+  to->work_s += x->work_s;
+  to->resolution_s += x->resolution_s;
+  to->idle_s += x->idle_s;
+  to->attempts += x->attempts;
+  to->thefts += x->thefts;
+  to->given += x->given;
+  to->messages += x->messages;
+  to->bytes += x->bytes;
+  to->routed += x->routed;
+  to->route_msgs += x->route_msgs;
+  if (x->peers_max > to->peers_max) to->peers_max = x->peers_max;
+  if (x->degree_max > to->degree_max) to->degree_max = x->degree_max;
+}
+
 static int run_policy(const opts *o, bal_steal_policy pol, bool tracing, int rank, int p,
-                      const long long *counts, run_out *out, ctx *c) {
+                      run_out *out, ctx *c) {
   bal_steal_config cfg;
   bal_steal_config_init(&cfg);
   cfg.policy = pol;
@@ -336,91 +470,70 @@ static int run_policy(const opts *o, bal_steal_policy pol, bool tracing, int ran
     fprintf(stderr, PROG ": rank %d: bal_steal_create: %s\n", rank, bal_strerror(rc));
     return rc;
   }
-  size_t len = dlb_input_len(&o->prm);
-  unsigned char *buf = malloc(len);
-  long long mine = counts[rank];
-  uint64_t first = dlb_first_gid(counts, rank);
-  uint64_t *sum = malloc((size_t)(mine ? mine : 1) * sizeof *sum);
-  if (!buf || !sum) return BAL_ENOMEM;
-  double mine_work = 0;
-  for (long long i = 0; i < mine; i++) {
-    sum[i] = dlb_make_input(&o->prm, first + (uint64_t)i, buf, len);
-    dlb_task_hdr h;
-    memcpy(&h, buf, sizeof h);
-    mine_work += h.seconds;
-    if ((rc = bal_steal_add_task(c->s, buf, len, NULL)) != BAL_OK) return rc;
-  }
-  free(buf);
-  /* The sharing baseline groups ranks by estimated work: the true work,
-   * blurred by --estimate-error as a predictor from past iterations is. */
-  double est = mine_work * (1.0 + o->estimate_error * (2.0 * dlb_unit(o->prm.seed, (uint64_t)rank) - 1.0));
-  if ((rc = bal_steal_set_estimate(c->s, est)) != BAL_OK) return rc;
-  MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = MPI_Wtime();
-  rc = bal_steal_run(c->s, task, sizeof(dlb_result), c);
-  double res = MPI_Wtime() - t0;
-  if (rc != BAL_OK) {
-    fprintf(stderr, PROG ": rank %d: bal_steal_run: %s\n", rank, bal_strerror(rc));
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  long long bad = 0;
-  double work = 0;
-  double *work_at = calloc((size_t)p, sizeof *work_at); /* work done per executing rank */
-  for (long long i = 0; i < mine; i++) {
-    const void *d;
-    size_t l;
-    int st;
-    dlb_result r;
-    if (bal_steal_result(c->s, i, &d, &l, &st) != BAL_OK || st != 0 || l != sizeof r) {
-      bad++;
-      continue;
-    }
-    memcpy(&r, d, sizeof r);
-    if (r.gid != first + (uint64_t)i || r.checksum != sum[i] || r.rank < 0 || r.rank >= p) {
-      bad++;
-      continue;
-    }
-    work += r.seconds;
-    work_at[r.rank] += r.seconds;
-  }
-  free(sum);
-  bal_steal_stats st;
-  bal_steal_stats_get(c->s, &st);
-  long long ll_in[9] = {bad, st.steal_attempts, st.thefts, st.tasks_given, st.messages_sent,
-                        st.bytes_sent, st.results_routed, st.executed_own + st.executed_stolen,
-                        st.route_messages};
-  long long ll_sum[9];
-  MPI_Reduce(ll_in, ll_sum, 9, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-  double d_in[3] = {work, st.idle_s, 0}, d_sum[3];
-  MPI_Reduce(d_in, d_sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-  double res_max = 0;
-  MPI_Reduce(&res, &res_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  int i_in[2] = {st.peers_contacted, st.overlay_degree}, i_max[2];
-  MPI_Reduce(i_in, i_max, 2, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
-  double *final = rank == 0 ? calloc((size_t)p, sizeof *final) : NULL;
-  MPI_Reduce(work_at, final, p, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-  free(work_at);
+  int k_n = o->iterations, first_measured = k_n > 1 ? 1 : 0;
+  long long *counts = malloc((size_t)p * sizeof *counts);
+  double *work_at = rank == 0 ? calloc((size_t)p, sizeof *work_at) : NULL;
   if (rank == 0) {
-    long long total = 0;
-    for (int r = 0; r < p; r++) total += counts[r];
-    out->policy = pol;
-    out->results_bad = ll_sum[0];
-    out->attempts = ll_sum[1];
-    out->thefts = ll_sum[2];
-    out->given = ll_sum[3];
-    out->messages = ll_sum[4];
-    out->bytes = ll_sum[5];
-    out->routed = ll_sum[6];
-    out->executions = ll_sum[7];
-    out->route_msgs = ll_sum[8];
-    out->work_s = d_sum[0];
-    out->idle_mean_s = d_sum[1] / p;
-    out->resolution_s = res_max;
-    out->efficiency = res_max > 0 ? d_sum[0] / (p * res_max) : 0;
-    out->peers_max = i_max[0];
-    out->degree_max = i_max[1];
-    out->ok = out->results_bad == 0 && out->executions == total;
-    out->final_work = final;
+    out->iter_efficiency = calloc((size_t)k_n, sizeof *out->iter_efficiency);
+    out->iter_resolution = calloc((size_t)k_n, sizeof *out->iter_resolution);
+  }
+  if (!counts || (rank == 0 && (!work_at || !out->iter_efficiency || !out->iter_resolution))) {
+    free(counts);
+    free(work_at);
+    return BAL_ENOMEM;
+  }
+  memset(&out->sum, 0, sizeof out->sum);
+  out->policy = pol;
+  out->tasks = 0;
+  long long bad = 0, executions = 0;
+  double estimate = 0;
+  for (int k = 0; k < k_n; k++) {
+    dlb_counts(&o->prm, p, k, counts);
+    if (k == 0) {
+      /* No past iteration to learn from: the sharing baseline groups ranks
+       * by their true work, blurred by --estimate-error as a prediction is. */
+      size_t len = dlb_input_len(&o->prm);
+      unsigned char *buf = malloc(len);
+      if (!buf) rc = BAL_ENOMEM;
+      uint64_t first = dlb_first_gid(counts, rank);
+      for (long long i = 0; buf && i < counts[rank]; i++) {
+        dlb_task_hdr h;
+        dlb_make_input(&o->prm, 0, first + (uint64_t)i, buf, len);
+        memcpy(&h, buf, sizeof h);
+        estimate += h.seconds;
+      }
+      free(buf);
+      estimate *= 1.0 + o->estimate_error * (2.0 * dlb_unit(o->prm.seed, (uint64_t)rank) - 1.0);
+    }
+    iter_out it;
+    double own_work = 0;
+    if (rc == BAL_OK)
+      rc = run_iteration(o, k, estimate, rank, p, counts, c, &it, &own_work, work_at);
+    if (rc != BAL_OK) break;
+    /* Later iterations: the work this rank's own tasks measured last time,
+     * the estimate YALES2 forms its groups from (seed 000 §5.2). */
+    estimate = own_work;
+    if (rank == 0) {
+      for (int r = 0; r < p; r++) out->tasks += counts[r];
+      bad += it.results_bad;
+      executions += it.executions;
+      out->iter_resolution[k] = it.resolution_s;
+      out->iter_efficiency[k] = it.resolution_s > 0 ? it.work_s / (p * it.resolution_s) : 0;
+      if (k >= first_measured) iter_add(&out->sum, &it);
+    }
+  }
+  free(counts);
+  if (rc != BAL_OK) {
+    free(work_at);
+    return rc;
+  }
+  if (rank == 0) {
+    out->sum.results_bad = bad;
+    out->sum.executions = executions;
+    out->efficiency =
+        out->sum.resolution_s > 0 ? out->sum.work_s / (p * out->sum.resolution_s) : 0;
+    out->ok = bad == 0 && executions == out->tasks;
+    out->final_work = work_at;
   }
   return BAL_OK;
 }
@@ -466,14 +579,16 @@ static void print_json(const opts *o, int p, long long tasks, const run_out *run
   json_object_begin(&j, NULL);
   const run_out *last = &runs[nruns - 1];
   json_double(&j, "efficiency", last->efficiency);
-  json_double(&j, "resolution_s", last->resolution_s);
+  json_double(&j, "resolution_s", last->sum.resolution_s);
   json_int(&j, "ranks", p);
   json_string(&j, "policy", o->policy_arg);
   json_int(&j, "tasks", tasks);
   json_bool(&j, "results_ok", ok);
-  json_int(&j, "steal_attempts", last->attempts);
-  json_int(&j, "thefts", last->thefts);
-  json_int(&j, "peers_max", last->peers_max);
+  json_int(&j, "steal_attempts", last->sum.attempts);
+  json_int(&j, "thefts", last->sum.thefts);
+  json_int(&j, "peers_max", last->sum.peers_max);
+  json_int(&j, "iterations", o->iterations);
+  json_double(&j, "drift", o->prm.drift);
   json_double(&j, "work_per_rank", o->prm.work_per_rank);
   json_double(&j, "tasks_per_rank", o->prm.tasks_per_rank);
   json_double(&j, "bytes_per_rank", o->prm.bytes_per_rank);
@@ -496,22 +611,31 @@ static void print_json(const opts *o, int p, long long tasks, const run_out *run
     const run_out *r = &runs[k];
     json_object_begin(&j, NULL);
     json_string(&j, "policy", bal_steal_policy_name(r->policy));
+    const iter_out *t = &r->sum;
     json_double(&j, "efficiency", r->efficiency);
-    json_double(&j, "resolution_s", r->resolution_s);
-    json_double(&j, "work_s", r->work_s);
-    json_double(&j, "idle_mean_s", r->idle_mean_s);
+    json_double(&j, "resolution_s", t->resolution_s);
+    json_double(&j, "work_s", t->work_s);
+    json_double(&j, "idle_mean_s", t->idle_s / p);
     json_bool(&j, "results_ok", r->ok);
-    json_int(&j, "results_bad", r->results_bad);
-    json_int(&j, "executions", r->executions);
-    json_int(&j, "steal_attempts", r->attempts);
-    json_int(&j, "thefts", r->thefts);
-    json_int(&j, "tasks_moved", r->given);
-    json_int(&j, "results_routed", r->routed);
-    json_int(&j, "result_messages", r->route_msgs);
-    json_int(&j, "messages", r->messages);
-    json_int(&j, "bytes_moved", r->bytes);
-    json_int(&j, "peers_max", r->peers_max);
-    json_int(&j, "overlay_degree_max", r->degree_max);
+    json_int(&j, "results_bad", t->results_bad);
+    json_int(&j, "executions", t->executions);
+    json_int(&j, "steal_attempts", t->attempts);
+    json_int(&j, "thefts", t->thefts);
+    json_int(&j, "tasks_moved", t->given);
+    json_int(&j, "results_routed", t->routed);
+    json_int(&j, "result_messages", t->route_msgs);
+    json_int(&j, "messages", t->messages);
+    json_int(&j, "bytes_moved", t->bytes);
+    json_int(&j, "peers_max", t->peers_max);
+    json_int(&j, "overlay_degree_max", t->degree_max);
+    json_array_begin(&j, "iterations");
+    for (int i = 0; i < o->iterations; i++) {
+      json_object_begin(&j, NULL);
+      json_double(&j, "efficiency", r->iter_efficiency[i]);
+      json_double(&j, "resolution_s", r->iter_resolution[i]);
+      json_object_end(&j);
+    }
+    json_array_end(&j);
     json_object_end(&j);
   }
   json_array_end(&j);
@@ -523,14 +647,18 @@ static void print_table(const opts *o, int p, long long tasks, const run_out *ru
   printf("DLB_Bench: %d ranks, %lld tasks, %s distribution, %.3g s work/rank, %s mode, seed %llu\n",
          p, tasks, dlb_dist_name(o->prm.dist), o->prm.work_per_rank, mode_names[o->mode],
          (unsigned long long)o->prm.seed);
+  if (o->iterations > 1)
+    printf("%d iterations, drift %.3g per iteration; totals over iterations 2..%d\n",
+           o->iterations, o->prm.drift, o->iterations);
   printf("%-11s %10s %12s %9s %9s %9s %11s %10s %10s %8s\n", "policy", "efficiency",
          "resolution_s", "work_s", "attempts", "thefts", "tasks_moved", "peers_max", "messages",
          "results");
   for (int k = 0; k < nruns; k++) {
     const run_out *r = &runs[k];
     printf("%-11s %10.3f %12.3f %9.2f %9lld %9lld %11lld %10d %10lld %8s\n",
-           bal_steal_policy_name(r->policy), r->efficiency, r->resolution_s, r->work_s,
-           r->attempts, r->thefts, r->given, r->peers_max, r->messages, r->ok ? "ok" : "WRONG");
+           bal_steal_policy_name(r->policy), r->efficiency, r->sum.resolution_s, r->sum.work_s,
+           r->sum.attempts, r->sum.thefts, r->sum.given, r->sum.peers_max, r->sum.messages,
+           r->ok ? "ok" : "WRONG");
   }
 }
 
@@ -552,8 +680,11 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
+  /* The last iteration's distribution: the plot's "initial" work. Every
+   * iteration has the same number of tasks. */
+  int last_iter = o.iterations - 1;
   long long *counts = malloc((size_t)p * sizeof *counts);
-  dlb_counts(&o.prm, p, counts);
+  dlb_counts(&o.prm, p, last_iter, counts);
   long long tasks = 0;
   for (int r = 0; r < p; r++) tasks += counts[r];
 
@@ -564,7 +695,7 @@ int main(int argc, char **argv) {
   bool ok = true;
   for (int k = 0; k < o.npolicies; k++) {
     bool last = k == o.npolicies - 1;
-    if (run_policy(&o, o.policies[k], last && o.trace, rank, p, counts, &runs[k], &c) != BAL_OK)
+    if (run_policy(&o, o.policies[k], last && o.trace, rank, p, &runs[k], &c) != BAL_OK)
       MPI_Abort(MPI_COMM_WORLD, 1);
     if (last && o.trace && !gather_trace(&o, &c, rank, p, bal_steal_policy_name(o.policies[k])))
       ok = false;
@@ -574,7 +705,8 @@ int main(int argc, char **argv) {
       fprintf(stderr,
               PROG ": policy %s: RESULTS WRONG: %lld missing or wrong results, %lld executions "
                    "for %lld tasks\n",
-              bal_steal_policy_name(o.policies[k]), runs[k].results_bad, runs[k].executions, tasks);
+              bal_steal_policy_name(o.policies[k]), runs[k].sum.results_bad,
+              runs[k].sum.executions, runs[k].tasks);
       ok = false;
     }
   }
@@ -586,7 +718,7 @@ int main(int argc, char **argv) {
       uint64_t g = 0;
       for (int r = 0; r < p; r++)
         for (long long i = 0; i < counts[r]; i++, g++) {
-          dlb_make_input(&o.prm, g, buf, len);
+          dlb_make_input(&o.prm, last_iter, g, buf, len);
           dlb_task_hdr h;
           memcpy(&h, buf, sizeof h);
           initial[r] += h.seconds;
@@ -610,7 +742,11 @@ int main(int argc, char **argv) {
       if (o.plot) printf("work distribution plot: %s\n", o.plot);
       if (o.trace) printf("timeline (Chrome trace, open in https://ui.perfetto.dev): %s\n", o.trace);
     }
-    for (int k = 0; k < o.npolicies; k++) free(runs[k].final_work);
+    for (int k = 0; k < o.npolicies; k++) {
+      free(runs[k].final_work);
+      free(runs[k].iter_efficiency);
+      free(runs[k].iter_resolution);
+    }
   }
   free(counts);
   free(c.ev);

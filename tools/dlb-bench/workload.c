@@ -28,18 +28,24 @@ int dlb_dist_parse(const char *name, dlb_dist *out) {
   return -1;
 }
 
-void dlb_counts(const dlb_params *prm, int p, long long *counts) {
+void dlb_counts(const dlb_params *prm, int p, int iter, long long *counts) {
   double *w = malloc((size_t)p * sizeof *w);
   double total_w = 0;
+  double shift = fmod((double)iter * prm->drift, 10.0);
   for (int r = 0; r < p; r++) {
-    double x = 10.0 * (r + 0.5) / p;
+    /* Where rank r's point was in iteration 0: the distribution moved by
+     * `shift` since, so rank r now holds what that point held. */
+    double x = 10.0 * (r + 0.5) / p - shift;
+    if (x < 0) x += 10.0;
+    int r0 = (int)(x * p / 10.0);
+    if (r0 >= p) r0 = p - 1;
     switch (prm->dist) {
     /* μ = 5, σ = 0.5 over x in [0, 10): ranks within ±1σ (10% of them)
      * hold ~68% of the tasks. */
     case DIST_GAUSSIAN: w[r] = exp(-0.5 * (x - 5.0) * (x - 5.0) / 0.25); break;
     case DIST_UNIFORM: w[r] = 1.0; break;
-    case DIST_SINGLE: w[r] = r == 0; break;
-    case DIST_RANDOM: w[r] = unit(prm->seed * 0x100000001B3ull + (uint64_t)r); break;
+    case DIST_SINGLE: w[r] = r0 == 0; break;
+    case DIST_RANDOM: w[r] = unit(prm->seed * 0x100000001B3ull + (uint64_t)r0); break;
     }
     total_w += w[r];
   }
@@ -96,9 +102,12 @@ size_t dlb_checked_len(size_t len) {
 #endif
 }
 
-uint64_t dlb_make_input(const dlb_params *prm, uint64_t gid, unsigned char *buf, size_t len) {
+uint64_t dlb_make_input(const dlb_params *prm, int iter, uint64_t gid, unsigned char *buf,
+                        size_t len) {
   len = dlb_checked_len(len);
-  uint64_t key = prm->seed ^ mix(gid + 0x51ED);
+  /* Iteration 0 keeps the key of the single-iteration benchmark, so its
+   * published figures stay reproducible. */
+  uint64_t key = prm->seed ^ mix(gid + 0x51ED + (uint64_t)iter * 0xD1B54A32D192ED03ull);
   double mean = prm->tasks_per_rank > 0 ? prm->work_per_rank / prm->tasks_per_rank : 0;
   dlb_task_hdr h = {gid, mean * (1.0 + prm->spread * (2.0 * unit(key) - 1.0))};
   memcpy(buf, &h, sizeof h);

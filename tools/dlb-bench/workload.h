@@ -14,6 +14,7 @@ typedef struct dlb_params {
   double tasks_per_rank;  /* average */
   double bytes_per_rank;  /* input bytes, average */
   double spread;          /* task duration = mean * (1 + spread * (2u - 1)) */
+  double drift;           /* how far the distribution moves per iteration, in x */
   dlb_dist dist;
   uint64_t seed;
 } dlb_params;
@@ -37,8 +38,11 @@ const char *dlb_dist_name(dlb_dist d);
 double dlb_unit(uint64_t seed, uint64_t i);
 int dlb_dist_parse(const char *name, dlb_dist *out);
 
-/* Tasks owned by each of p ranks (counts[p], sum = round(p * tasks_per_rank)). */
-void dlb_counts(const dlb_params *prm, int p, long long *counts);
+/* Tasks owned by each of p ranks in iteration `iter` (0-based) (counts[p],
+ * sum = round(p * tasks_per_rank)). Rank r sits at x = 10 (r + 1/2) / p; in
+ * iteration k the distribution is shifted by k * drift along x, wrapping
+ * around [0, 10), as a reaction zone moves through a domain. */
+void dlb_counts(const dlb_params *prm, int p, int iter, long long *counts);
 /* First global id of rank r's tasks given counts. */
 uint64_t dlb_first_gid(const long long *counts, int r);
 /* Task input length in bytes (header included). */
@@ -47,9 +51,11 @@ size_t dlb_input_len(const dlb_params *prm);
  * except in an SMPI build where only BALLAST_SMPI_TASK_BYTES_KEPT survive
  * (the rest of the input is simulated traffic, see ballast/steal.h). */
 size_t dlb_checked_len(size_t len);
-/* Fill the input of task gid (its dlb_checked_len(len) first bytes) and
- * return their checksum. */
-uint64_t dlb_make_input(const dlb_params *prm, uint64_t gid, unsigned char *buf, size_t len);
+/* Fill the input of task gid of iteration `iter` (its dlb_checked_len(len)
+ * first bytes) and return their checksum. Durations are drawn anew each
+ * iteration: no task costs what it cost last time. */
+uint64_t dlb_make_input(const dlb_params *prm, int iter, uint64_t gid, unsigned char *buf,
+                        size_t len);
 uint64_t dlb_checksum(const void *p, size_t n);
 
 #endif
