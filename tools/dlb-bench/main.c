@@ -340,11 +340,14 @@ typedef struct run_out {
 } run_out;
 
 /* One iteration on the balancer c->s: add this rank's tasks, run, check
- * every result. *own_work gets the measured work of this rank's own tasks
- * (the estimate a work-sharing scheduler takes into the next iteration);
+ * every result. The sharing baseline's estimate is prev_work, the measured
+ * work of this rank's own tasks in the previous iteration (what YALES2
+ * forms its groups from, seed 000 §5.2), or with no previous iteration
+ * (prev_work < 0) their true work, blurred by --estimate-error as a
+ * prediction is. *own_work gets this iteration's measured work of them;
  * rank 0 gets the reduced figures in *out and the work done per rank in
  * work_at_out[p]. */
-static int run_iteration(const opts *o, int iter, double estimate, int rank, int p,
+static int run_iteration(const opts *o, int iter, double prev_work, int rank, int p,
                          const long long *counts, ctx *c, iter_out *out, double *own_work,
                          double *work_at_out) {
   size_t len = dlb_input_len(&o->prm);
@@ -354,11 +357,19 @@ static int run_iteration(const opts *o, int iter, double estimate, int rank, int
   uint64_t *sum = malloc((size_t)(mine ? mine : 1) * sizeof *sum);
   int rc = BAL_OK;
   if (!buf || !sum) rc = BAL_ENOMEM;
+  double true_work = 0;
   for (long long i = 0; rc == BAL_OK && i < mine; i++) {
+    dlb_task_hdr h;
     sum[i] = dlb_make_input(&o->prm, iter, first + (uint64_t)i, buf, len);
+    memcpy(&h, buf, sizeof h);
+    true_work += h.seconds;
     rc = bal_steal_add_task(c->s, buf, len, NULL);
   }
   free(buf);
+  double estimate =
+      prev_work >= 0 ? prev_work
+                     : true_work * (1.0 + o->estimate_error *
+                                              (2.0 * dlb_unit(o->prm.seed, (uint64_t)rank) - 1.0));
   if (rc == BAL_OK) rc = bal_steal_set_estimate(c->s, estimate);
   if (rc != BAL_OK) {
     free(sum);
@@ -486,33 +497,14 @@ static int run_policy(const opts *o, bal_steal_policy pol, bool tracing, int ran
   out->policy = pol;
   out->tasks = 0;
   long long bad = 0, executions = 0;
-  double estimate = 0;
+  double prev_work = -1; /* none before the first iteration */
   for (int k = 0; k < k_n; k++) {
     dlb_counts(&o->prm, p, k, counts);
-    if (k == 0) {
-      /* No past iteration to learn from: the sharing baseline groups ranks
-       * by their true work, blurred by --estimate-error as a prediction is. */
-      size_t len = dlb_input_len(&o->prm);
-      unsigned char *buf = malloc(len);
-      if (!buf) rc = BAL_ENOMEM;
-      uint64_t first = dlb_first_gid(counts, rank);
-      for (long long i = 0; buf && i < counts[rank]; i++) {
-        dlb_task_hdr h;
-        dlb_make_input(&o->prm, 0, first + (uint64_t)i, buf, len);
-        memcpy(&h, buf, sizeof h);
-        estimate += h.seconds;
-      }
-      free(buf);
-      estimate *= 1.0 + o->estimate_error * (2.0 * dlb_unit(o->prm.seed, (uint64_t)rank) - 1.0);
-    }
     iter_out it;
     double own_work = 0;
-    if (rc == BAL_OK)
-      rc = run_iteration(o, k, estimate, rank, p, counts, c, &it, &own_work, work_at);
+    rc = run_iteration(o, k, prev_work, rank, p, counts, c, &it, &own_work, work_at);
     if (rc != BAL_OK) break;
-    /* Later iterations: the work this rank's own tasks measured last time,
-     * the estimate YALES2 forms its groups from (seed 000 §5.2). */
-    estimate = own_work;
+    prev_work = own_work;
     if (rank == 0) {
       for (int r = 0; r < p; r++) out->tasks += counts[r];
       bad += it.results_bad;
