@@ -57,19 +57,18 @@ for d in $DRIFTS; do
   done
 done
 
-# Table: efficiency of both and smallworld's speed-up, per drift.
-# Speed-up = sharing's resolution time / smallworld's (work_s differs a
-# little between policies, so the efficiency ratio is not quite the same).
-printf "%-7s %10s %8s %8s\n" drift smallworld sharing speedup
-awk -F, -v r="$RANKS" -v k="$ITERATIONS" 'NR>1 && $1==r && $3==k {e[$2","$4]=$5; t[$2","$4]=$6; ds[$2]=1}
-  END {for (d in ds) { s = t[d",smallworld"];
-         printf "%-7s %10.3f %8.3f %7.3fx\n", d, e[d",smallworld"], e[d",sharing"], (s > 0 ? t[d",sharing"] / s : 0) } }' "$csv" | sort -g
-
-command -v gnuplot >/dev/null || { echo "drift: $csv (gnuplot missing: no plot)"; exit 0; }
+# Per drift: efficiency of both, and smallworld's speed-up = sharing's
+# resolution time / smallworld's (work_s differs a little between policies,
+# so the efficiency ratio is not quite the same). One file feeds the table
+# and the plot.
 awk -F, -v r="$RANKS" -v k="$ITERATIONS" 'NR>1 && $1==r && $3==k {e[$2","$4]=$5; t[$2","$4]=$6; ds[$2]=1}
   END {for (d in ds) if ((d",smallworld") in e && (d",sharing") in e)
          print d, e[d",smallworld"], e[d",sharing"], t[d",sharing"] / t[d",smallworld"]}' "$csv" |
   sort -g >"$tmp/points"
+printf "%-7s %10s %8s %8s\n" drift smallworld sharing speedup
+awk '{printf "%-7s %10.3f %8.3f %7.3fx\n", $1, $2, $3, $4}' "$tmp/points"
+
+command -v gnuplot >/dev/null || { echo "drift: $csv (gnuplot missing: no plot)"; exit 0; }
 gnuplot <<GP
 set terminal pngcairo size 900,520
 set output "$out.png"

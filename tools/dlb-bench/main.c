@@ -333,7 +333,6 @@ typedef struct run_out {
   bal_steal_policy policy;
   double efficiency;
   iter_out sum;
-  long long tasks; /* over every iteration */
   bool ok;
   double *iter_efficiency, *iter_resolution; /* per iteration, rank 0 only */
   double *final_work;                         /* per rank, last iteration, rank 0 only */
@@ -345,11 +344,11 @@ typedef struct run_out {
  * forms its groups from, seed 000 §5.2), or with no previous iteration
  * (prev_work < 0) their true work, blurred by --estimate-error as a
  * prediction is. *own_work gets this iteration's measured work of them;
- * rank 0 gets the reduced figures in *out and the work done per rank in
- * work_at_out[p]. */
+ * rank 0 gets the reduced figures in *out and, if `final` (the same on
+ * every rank), the work done per rank in work_at_out[p]. */
 static int run_iteration(const opts *o, int iter, double prev_work, int rank, int p,
                          const long long *counts, ctx *c, iter_out *out, double *own_work,
-                         double *work_at_out) {
+                         bool final, double *work_at_out) {
   size_t len = dlb_input_len(&o->prm);
   unsigned char *buf = malloc(len);
   long long mine = counts[rank];
@@ -385,8 +384,9 @@ static int run_iteration(const opts *o, int iter, double prev_work, int rank, in
   }
   long long bad = 0;
   double work = 0;
-  double *work_at = calloc((size_t)p, sizeof *work_at); /* work done per executing rank */
-  if (!work_at) {
+  /* Work done per executing rank: only the last iteration's is plotted. */
+  double *work_at = final ? calloc((size_t)p, sizeof *work_at) : NULL;
+  if (final && !work_at) {
     free(sum);
     return BAL_ENOMEM;
   }
@@ -405,7 +405,7 @@ static int run_iteration(const opts *o, int iter, double prev_work, int rank, in
       continue;
     }
     work += r.seconds;
-    work_at[r.rank] += r.seconds;
+    if (work_at) work_at[r.rank] += r.seconds;
   }
   free(sum);
   *own_work = work;
@@ -422,7 +422,7 @@ static int run_iteration(const opts *o, int iter, double prev_work, int rank, in
   MPI_Reduce(&res, &res_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   int i_in[2] = {st.peers_contacted, st.overlay_degree}, i_max[2];
   MPI_Reduce(i_in, i_max, 2, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
-  MPI_Reduce(work_at, work_at_out, p, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (final) MPI_Reduce(work_at, work_at_out, p, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   free(work_at);
   if (rank == 0)
     *out = (iter_out){.work_s = d_sum[0],
@@ -457,8 +457,10 @@ static void iter_add(iter_out *to, const iter_out *x) {
   if (x->degree_max > to->degree_max) to->degree_max = x->degree_max;
 }
 
+/* Run every iteration of policy pol on one balancer; tasks is the number
+ * of tasks of one iteration. */
 static int run_policy(const opts *o, bal_steal_policy pol, bool tracing, int rank, int p,
-                      run_out *out, ctx *c) {
+                      long long tasks, run_out *out, ctx *c) {
   bal_steal_config cfg;
   bal_steal_config_init(&cfg);
   cfg.policy = pol;
@@ -495,20 +497,18 @@ static int run_policy(const opts *o, bal_steal_policy pol, bool tracing, int ran
   }
   memset(&out->sum, 0, sizeof out->sum);
   out->policy = pol;
-  out->tasks = 0;
-  long long bad = 0, executions = 0;
   double prev_work = -1; /* none before the first iteration */
   for (int k = 0; k < k_n; k++) {
     dlb_counts(&o->prm, p, k, counts);
     iter_out it;
     double own_work = 0;
-    rc = run_iteration(o, k, prev_work, rank, p, counts, c, &it, &own_work, work_at);
+    rc = run_iteration(o, k, prev_work, rank, p, counts, c, &it, &own_work, k == k_n - 1,
+                       work_at);
     if (rc != BAL_OK) break;
     prev_work = own_work;
     if (rank == 0) {
-      for (int r = 0; r < p; r++) out->tasks += counts[r];
-      bad += it.results_bad;
-      executions += it.executions;
+      out->sum.results_bad += it.results_bad; /* every iteration, warm-up included */
+      out->sum.executions += it.executions;
       out->iter_resolution[k] = it.resolution_s;
       out->iter_efficiency[k] = it.resolution_s > 0 ? it.work_s / (p * it.resolution_s) : 0;
       if (k >= first_measured) iter_add(&out->sum, &it);
@@ -520,11 +520,9 @@ static int run_policy(const opts *o, bal_steal_policy pol, bool tracing, int ran
     return rc;
   }
   if (rank == 0) {
-    out->sum.results_bad = bad;
-    out->sum.executions = executions;
     out->efficiency =
         out->sum.resolution_s > 0 ? out->sum.work_s / (p * out->sum.resolution_s) : 0;
-    out->ok = bad == 0 && executions == out->tasks;
+    out->ok = out->sum.results_bad == 0 && out->sum.executions == tasks * k_n;
     out->final_work = work_at;
   }
   return BAL_OK;
@@ -687,7 +685,7 @@ int main(int argc, char **argv) {
   bool ok = true;
   for (int k = 0; k < o.npolicies; k++) {
     bool last = k == o.npolicies - 1;
-    if (run_policy(&o, o.policies[k], last && o.trace, rank, p, &runs[k], &c) != BAL_OK)
+    if (run_policy(&o, o.policies[k], last && o.trace, rank, p, tasks, &runs[k], &c) != BAL_OK)
       MPI_Abort(MPI_COMM_WORLD, 1);
     if (last && o.trace && !gather_trace(&o, &c, rank, p, bal_steal_policy_name(o.policies[k])))
       ok = false;
@@ -698,7 +696,7 @@ int main(int argc, char **argv) {
               PROG ": policy %s: RESULTS WRONG: %lld missing or wrong results, %lld executions "
                    "for %lld tasks\n",
               bal_steal_policy_name(o.policies[k]), runs[k].sum.results_bad,
-              runs[k].sum.executions, runs[k].tasks);
+              runs[k].sum.executions, tasks * o.iterations);
       ok = false;
     }
   }
