@@ -5,14 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/rng.h"
 #include "heat.h"
 
-static uint64_t mix(uint64_t x) { /* splitmix64 finaliser */
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+/* A stateless hash of x: one SplitMix64 step from state x. */
+static uint64_t mix(uint64_t x) { return bal__splitmix64(&x); }
 
 static size_t row_bytes(const heat_grid *g) { return (size_t)g->nx * sizeof(double); }
 static double *row(double *a, const heat_grid *g, int64_t i) { return a + (size_t)i * (size_t)g->nx; }
@@ -56,7 +53,7 @@ int grid_init(heat_grid *g, int nx, int64_t ny, int64_t first, int64_t count, ui
     g->gid[i] = first + i;
     for (int x = 0; x < nx; x++) {
       uint64_t h = mix(seed ^ mix((uint64_t)(first + i) * 0x10001ULL + (uint64_t)x));
-      row(g->u, g, i)[x] = 100.0 * (double)(h >> 11) / 9007199254740992.0;
+      row(g->u, g, i)[x] = 100.0 * (double)(h >> 11) * 0x1.0p-53;
     }
   }
   return 0;

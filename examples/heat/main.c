@@ -149,8 +149,7 @@ int main(int argc, char **argv) {
     double end = bal__now_s(), compute_s = end - start;
     int64_t rows = g.n;
     if (rb) {
-      long long moved = 0;
-      int rc = bal_rebalance_step(rb, compute_s, (long long)rows, &moved);
+      int rc = bal_rebalance_step(rb, compute_s, (long long)rows, NULL);
       if (rc != BAL_OK) { /* collective: every rank stops here */
         if (rank == 0) fprintf(stderr, HEAT_PROG ": bal_rebalance_step: %s\n", bal_strerror(rc));
         if (rc == BAL_EMPI) MPI_Abort(MPI_COMM_WORLD, 1);
@@ -198,8 +197,8 @@ int main(int argc, char **argv) {
   r.observed_rank = observed;
   r.t_seq_iter = t_seq_iter;
   r.first_rebalance_iter = first_reb;
-  double mine[4] = {t_end - t0, first_reb >= 0 ? t_end - t_first : 0, st.migrate_s, 0}, mx[4];
-  MPI_Allreduce(mine, mx, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  double mine[3] = {t_end - t0, first_reb >= 0 ? t_end - t_first : 0, st.migrate_s}, mx[3];
+  MPI_Allreduce(mine, mx, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   double comp[2] = {load_compete(&load, t0, t_end), first_reb >= 0 ? load_compete(&load, t_first, t_end) : 0};
   double csum[2];
   MPI_Allreduce(comp, csum, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
