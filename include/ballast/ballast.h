@@ -7,13 +7,15 @@
  *  - ballast/overlay.h : small-world overlay of ranks, routing, victim selection
  *  - ballast/sched.h : job scheduling simulator (FCFS, EASY, SD-Policy) on
  *    SWF workload traces (ballast/swf.h)
+ *  - ballast/steal.h : distributed work stealing over MPI
+ *  - ballast/rebalance.h : iterative rebalancing of domain-decomposed MPI codes
+ *
+ * The two MPI modules are included only when Ballast was built with MPI
+ * (BALLAST_HAVE_STEAL, BALLAST_HAVE_REBALANCE in ballast/features.h) and
+ * <mpi.h> is reachable (compile with mpicc); otherwise include them yourself.
+ *
  * Common: ballast/error.h (status codes), ballast/log.h (diagnostics),
  * ballast/version.h (versions), ballast/features.h (optional modules).
- *  - ballast/steal.h : distributed work stealing over MPI; included only
- *    when Ballast was built with MPI (BALLAST_HAVE_STEAL) and <mpi.h> is
- *    available (compile with mpicc), else include it yourself.
- *  - ballast/rebalance.h : iterative rebalancing of domain-decomposed MPI
- *    codes; included under the same conditions (BALLAST_HAVE_REBALANCE).
  */
 #ifndef BALLAST_H
 #define BALLAST_H
@@ -27,23 +29,21 @@
 #include <ballast/swf.h>
 #include <ballast/sched.h>
 #include <ballast/features.h>
-#if BALLAST_HAVE_STEAL
+
+/* BALLAST_MPI_REACHABLE: <mpi.h> is already included or can be. */
 #if defined(MPI_VERSION)
-#include <ballast/steal.h>
+#define BALLAST_MPI_REACHABLE 1
 #elif defined(__has_include)
 #if __has_include(<mpi.h>)
+#define BALLAST_MPI_REACHABLE 1
+#endif
+#endif
+
+#if defined(BALLAST_MPI_REACHABLE) && BALLAST_HAVE_STEAL
 #include <ballast/steal.h>
 #endif
-#endif
-#endif
-#if BALLAST_HAVE_REBALANCE
-#if defined(MPI_VERSION)
+#if defined(BALLAST_MPI_REACHABLE) && BALLAST_HAVE_REBALANCE
 #include <ballast/rebalance.h>
-#elif defined(__has_include)
-#if __has_include(<mpi.h>)
-#include <ballast/rebalance.h>
-#endif
-#endif
 #endif
 
 #endif /* BALLAST_H */

@@ -41,6 +41,16 @@ enum bal_status {
  */
 BAL_API const char *bal_strerror(int code);
 
+/**
+ * Symbolic name of a status code, for logs and bindings (as libuv's
+ * uv_err_name beside uv_strerror).
+ * @param code a `BAL_*` status code (any int is accepted).
+ * @return a static string equal to the code's identifier ("BAL_EINVAL");
+ *         "BAL_EUNKNOWN" for values that are not Ballast codes. Never NULL.
+ * Thread-safety: safe from any thread.
+ */
+BAL_API const char *bal_err_name(int code);
+
 BAL_END_DECLS
 
 #endif /* BALLAST_ERROR_H */

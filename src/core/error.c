@@ -16,3 +16,20 @@ const char *bal_strerror(int code) {
   default: return "unknown error";
   }
 }
+
+const char *bal_err_name(int code) {
+  switch (code) {
+  case BAL_OK: return "BAL_OK";
+  case BAL_EINVAL: return "BAL_EINVAL";
+  case BAL_ENOMEM: return "BAL_ENOMEM";
+  case BAL_EIO: return "BAL_EIO";
+  case BAL_EFORMAT: return "BAL_EFORMAT";
+  case BAL_ENOTSUP: return "BAL_ENOTSUP";
+  case BAL_ESYS: return "BAL_ESYS";
+  case BAL_ERANGE: return "BAL_ERANGE";
+  case BAL_EMPI: return "BAL_EMPI";
+  case BAL_EBUSY: return "BAL_EBUSY";
+  case BAL_ECALLBACK: return "BAL_ECALLBACK";
+  default: return "BAL_EUNKNOWN";
+  }
+}

@@ -25,6 +25,22 @@ static void strerror_names_every_code(void **state) {
   assert_string_equal(bal_strerror(-999), "unknown error");
 }
 
+/* Each code's symbolic name is its identifier: checked against the
+ * preprocessor's spelling, so a renumbered or added code cannot go unnamed. */
+static void err_name_is_the_identifier(void **state) {
+  (void)state;
+#define NAMED(code) {code, #code}
+  struct { int code; const char *name; } codes[] = {
+      NAMED(BAL_OK),      NAMED(BAL_EINVAL), NAMED(BAL_ENOMEM), NAMED(BAL_EIO),
+      NAMED(BAL_EFORMAT), NAMED(BAL_ENOTSUP), NAMED(BAL_ESYS),  NAMED(BAL_ERANGE),
+      NAMED(BAL_EMPI),    NAMED(BAL_EBUSY),  NAMED(BAL_ECALLBACK)};
+#undef NAMED
+  for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+    assert_string_equal(bal_err_name(codes[i].code), codes[i].name);
+  assert_string_equal(bal_err_name(12345), "BAL_EUNKNOWN");
+  assert_string_equal(bal_err_name(-999), "BAL_EUNKNOWN");
+}
+
 static void version_matches_header(void **state) {
   (void)state;
   char expect[32];
@@ -75,6 +91,7 @@ static void log_rejects_bad_level(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(strerror_names_every_code),
+      cmocka_unit_test(err_name_is_the_identifier),
       cmocka_unit_test(version_matches_header),
       cmocka_unit_test(log_is_silent_by_default_and_filters_levels),
       cmocka_unit_test(log_rejects_bad_level),
