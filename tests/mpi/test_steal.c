@@ -16,23 +16,10 @@
 #include <ballast/ballast.h>
 #include <ballast/steal.h>
 
+#include "mpi_check.h"
+
 static int rank, nranks;
 static bal_steal_progress mode = BAL_STEAL_PROGRESS_THREAD;
-
-#define CHECK(cond)                                                                     \
-  do {                                                                                  \
-    if (!(cond)) {                                                                      \
-      fprintf(stderr, "rank %d: %s:%d: check failed: %s\n", rank, __FILE__, __LINE__, #cond); \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                     \
-    }                                                                                   \
-  } while (0)
-
-static uint64_t mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 /* Task input: a header then payload bytes derived from (owner, idx). */
 typedef struct hdr {
