@@ -18,7 +18,7 @@
 #include <hwloc/glibc-sched.h>
 #endif
 
-int bal__bind_policy_from_env(bal__bind_policy *out) {
+int bal__for_bind_policy_from_env(bal__for_bind_policy *out) {
   const char *env = getenv("BALLAST_BIND");
   if (!env || !*env || !strcmp(env, "none"))
     *out = BAL__BIND_NONE;
@@ -34,7 +34,7 @@ int bal__bind_policy_from_env(bal__bind_policy *out) {
 }
 
 #ifdef BALLAST_HAVE_HWLOC
-static bool plan_hwloc(bal__bind_policy policy, int n, cpu_set_t *sets) {
+static bool plan_hwloc(bal__for_bind_policy policy, int n, cpu_set_t *sets) {
   hwloc_topology_t topo;
   if (hwloc_topology_init(&topo) != 0) return false;
   bool ok = false;
@@ -70,7 +70,7 @@ static void plan_affinity(int n, cpu_set_t *sets) {
   }
 }
 
-void bal__bind_plan(bal__bind_policy policy, int n, cpu_set_t *sets) {
+void bal__for_bind_plan(bal__for_bind_policy policy, int n, cpu_set_t *sets) {
 #ifdef BALLAST_HAVE_HWLOC
   if (plan_hwloc(policy, n, sets)) return;
   bal__log(BAL_LOG_WARN, "for", "hwloc could not read the topology; binding to CPUs in order");
@@ -80,7 +80,7 @@ void bal__bind_plan(bal__bind_policy policy, int n, cpu_set_t *sets) {
   plan_affinity(n, sets);
 }
 
-void bal__bind_self(const cpu_set_t *set, int index) {
+void bal__for_bind_self(const cpu_set_t *set, int index) {
   if (sched_setaffinity(0, sizeof *set, set) != 0)
     bal__log(BAL_LOG_WARN, "for", "could not bind worker %d", index);
 }

@@ -19,16 +19,16 @@
 /* How long the caller polls for the last chunks to finish before it sleeps. */
 #define CALLER_SPIN_NS 20000
 
-static inline int64_t unit_to_index(const bal__call *c, uint32_t u) {
+static inline int64_t unit_to_index(const bal__for_call *c, uint32_t u) {
   if (u >= c->units) return c->end;
   /* u * unit <= end - begin, so the sum lands in [begin, end]; unsigned
    * arithmetic avoids signed overflow for ranges that span zero. */
   return (int64_t)((uint64_t)c->begin + (uint64_t)u * c->unit);
 }
 
-static void run_chunk(bal_pool *pool, bal__worker *w, uint32_t first, uint32_t n,
+static void run_chunk(bal_pool *pool, bal__for_worker *w, uint32_t first, uint32_t n,
                       int64_t *clock_ns) {
-  const bal__call *c = &pool->call;
+  const bal__for_call *c = &pool->call;
   int64_t lo = unit_to_index(c, first), hi = unit_to_index(c, first + n);
   c->body(lo, hi, c->arg);
   int64_t now = bal__now_ns();
@@ -45,12 +45,12 @@ static void run_chunk(bal_pool *pool, bal__worker *w, uint32_t first, uint32_t n
 }
 
 /* Drain the worker's own range; returns the number of units it executed. */
-static uint64_t drain_own(bal_pool *pool, bal__worker *w) {
-  bal__range *mine = &pool->ranges[w->id];
+static uint64_t drain_own(bal_pool *pool, bal__for_worker *w) {
+  bal__for_range *mine = &pool->ranges[w->id];
   uint64_t done = 0;
   int64_t clock_ns = bal__now_ns();
   uint32_t first, n;
-  while ((n = bal__range_take(mine, w->chunk_units, &first)) != 0) {
+  while ((n = bal__for_range_take(mine, w->chunk_units, &first)) != 0) {
     run_chunk(pool, w, first, n, &clock_ns);
     done += n;
   }
@@ -59,7 +59,7 @@ static uint64_t drain_own(bal_pool *pool, bal__worker *w) {
 
 /* One pass over the other workers in random order. On success the stolen
  * units become this worker's range (so they can be stolen in turn). */
-static bool steal_round(bal_pool *pool, bal__worker *w) {
+static bool steal_round(bal_pool *pool, bal__for_worker *w) {
   int size = pool->size;
   int start = (int)bal__rng_below(&w->rng, (uint64_t)size);
   for (int k = 0; k < size; k++) {
@@ -67,12 +67,12 @@ static bool steal_round(bal_pool *pool, bal__worker *w) {
     if (victim == w->id) continue;
     for (int tries = 0; tries < 4; tries++) {
       uint32_t first;
-      int64_t n = bal__range_steal(&pool->ranges[victim], pool->call.min_units, &first);
+      int64_t n = bal__for_range_steal(&pool->ranges[victim], pool->call.min_units, &first);
       if (n == 0) break;
       w->stats.steals_attempted++;
       if (n > 0) {
         w->stats.steals_won++;
-        bal__range_set(&pool->ranges[w->id], first, first + (uint32_t)n);
+        bal__for_range_set(&pool->ranges[w->id], first, first + (uint32_t)n);
         return true;
       }
     }
@@ -89,7 +89,7 @@ static bool steal_round(bal_pool *pool, bal__worker *w) {
 static void wait_for_completion(bal_pool *pool) {
   int64_t deadline = bal__now_ns() + (pool->oversubscribed ? 0 : CALLER_SPIN_NS);
   for (unsigned i = 1; atomic_load_explicit(&pool->remaining, memory_order_acquire) != 0; i++) {
-    bal__cpu_relax();
+    bal__for_cpu_relax();
     if ((i & 63) == 0 && bal__now_ns() > deadline) break;
   }
   if (atomic_load_explicit(&pool->remaining, memory_order_acquire) == 0) return;
@@ -113,8 +113,8 @@ static void report_done(bal_pool *pool, uint64_t done) {
 }
 
 void bal__for_work(bal_pool *pool, int self) {
-  bal__worker *w = &pool->workers[self];
-  bal__tls_worker_id = self;
+  bal__for_worker *w = &pool->workers[self];
+  bal__for_tls_worker_id = self;
   /* The caller installed this worker's initial range. Once drained, a range
    * must not be taken from again until a steal installs a new one: every
    * take on an empty range pushes lo further past hi (see range.h). */
@@ -139,13 +139,13 @@ void bal__for_work(bal_pool *pool, int self) {
      * background worker leaves the call (freeing its CPU) and the caller
      * waits for the stragglers. */
     if (++failed_rounds < LEAVE_AFTER_ROUNDS) {
-      bal__cpu_relax();
+      bal__for_cpu_relax();
       continue;
     }
     if (self == 0) wait_for_completion(pool);
     break;
   }
-  bal__tls_worker_id = -1;
+  bal__for_tls_worker_id = -1;
 }
 
 int bal_for(bal_pool *pool, int64_t begin, int64_t end, int64_t grain, bal_for_body body,
@@ -154,7 +154,7 @@ int bal_for(bal_pool *pool, int64_t begin, int64_t end, int64_t grain, bal_for_b
   uint64_t len = (uint64_t)end - (uint64_t)begin;
   if (len > (uint64_t)INT64_MAX) return BAL_EINVAL;
   if (len == 0) return BAL_OK;
-  if (bal__tls_worker_id >= 0) {
+  if (bal__for_tls_worker_id >= 0) {
     /* Nested inside a body: the pool's workers are busy (maybe with the very
      * loop that called us), so waiting for them could deadlock. */
     body(begin, end, arg);
@@ -162,7 +162,7 @@ int bal_for(bal_pool *pool, int64_t begin, int64_t end, int64_t grain, bal_for_b
   }
 
   pthread_mutex_lock(&pool->call_lock);
-  bal__call *c = &pool->call;
+  bal__for_call *c = &pool->call;
   c->begin = begin;
   c->end = end;
   /* Loops longer than 2^31 indices are addressed in units of several
@@ -181,14 +181,14 @@ int bal_for(bal_pool *pool, int64_t begin, int64_t end, int64_t grain, bal_for_b
   for (int i = 0; i < size; i++) {
     uint32_t lo = (uint32_t)((uint64_t)c->units * (uint64_t)i / (uint64_t)size);
     uint32_t hi = (uint32_t)((uint64_t)c->units * (uint64_t)(i + 1) / (uint64_t)size);
-    bal__range_set(&pool->ranges[i], lo, hi);
+    bal__for_range_set(&pool->ranges[i], lo, hi);
     memset(&pool->workers[i].stats, 0, sizeof pool->workers[i].stats);
     pool->workers[i].chunk_units = c->min_units;
   }
   atomic_store_explicit(&pool->remaining, c->units, memory_order_relaxed);
 
   int64_t start_ns = bal__now_ns();
-  bal__pool_dispatch(pool);
+  bal__for_pool_dispatch(pool);
   pool->last_wall_seconds = (double)(bal__now_ns() - start_ns) * 1e-9;
   pool->have_stats = true;
   pthread_mutex_unlock(&pool->call_lock);

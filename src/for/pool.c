@@ -11,7 +11,7 @@
 #include "core/log.h"
 #include "for/pool.h"
 
-_Thread_local int bal__tls_worker_id = -1;
+_Thread_local int bal__for_tls_worker_id = -1;
 
 /* How long an idle worker polls for the next call before it sleeps. Long
  * enough to catch back-to-back loops without a futex wake-up, short enough
@@ -66,7 +66,7 @@ static uint64_t wait_for_epoch(bal_pool *pool, uint64_t seen) {
     for (unsigned i = 1;; i++) {
       e = atomic_load_explicit(&pool->epoch, memory_order_acquire);
       if (e != seen) return e;
-      bal__cpu_relax();
+      bal__for_cpu_relax();
       if ((i & 63) == 0 && bal__now_ns() > deadline) break;
     }
   }
@@ -82,9 +82,9 @@ static uint64_t wait_for_epoch(bal_pool *pool, uint64_t seen) {
 }
 
 static void *worker_main(void *argp) {
-  bal__worker *w = argp;
+  bal__for_worker *w = argp;
   bal_pool *pool = w->pool;
-  if (w->cpus) bal__bind_self(w->cpus, w->id);
+  if (w->cpus) bal__for_bind_self(w->cpus, w->id);
   uint64_t seen = 0;
   for (;;) {
     seen = wait_for_epoch(pool, seen);
@@ -105,7 +105,7 @@ static void wake_all(bal_pool *pool) {
   }
 }
 
-void bal__pool_dispatch(bal_pool *pool) {
+void bal__for_pool_dispatch(bal_pool *pool) {
   /* Open the call: the caller has written pool->call and the ranges; the
    * release pairs with join_call's acquire. */
   atomic_store_explicit(&pool->participants, 0, memory_order_release);
@@ -117,7 +117,7 @@ void bal__pool_dispatch(bal_pool *pool) {
                                         memory_order_acq_rel);
   for (unsigned spins = 0; (p & ~BAL__CALL_CLOSED) != 0; spins++) {
     if (spins < 256 && !pool->oversubscribed)
-      bal__cpu_relax();
+      bal__for_cpu_relax();
     else
       sched_yield();
     p = atomic_load_explicit(&pool->participants, memory_order_acquire);
@@ -150,22 +150,22 @@ int bal_pool_create(int nthreads, bal_pool **out) {
     int rc = default_size(&size);
     if (rc != BAL_OK) return rc;
   }
-  bal__bind_policy bind;
-  int rc = bal__bind_policy_from_env(&bind);
+  bal__for_bind_policy bind;
+  int rc = bal__for_bind_policy_from_env(&bind);
   if (rc != BAL_OK) return rc;
   bal_pool *pool = calloc(1, sizeof *pool);
   if (!pool) return BAL_ENOMEM;
   pool->size = size;
   pool->oversubscribed = size > online_cpus();
-  pool->ranges = aligned_alloc(64, sizeof(bal__range) * (size_t)size);
-  pool->workers = aligned_alloc(64, sizeof(bal__worker) * (size_t)size);
+  pool->ranges = aligned_alloc(64, sizeof(bal__for_range) * (size_t)size);
+  pool->workers = aligned_alloc(64, sizeof(bal__for_worker) * (size_t)size);
   if (!pool->ranges || !pool->workers) {
     free(pool->ranges);
     free(pool->workers);
     free(pool);
     return BAL_ENOMEM;
   }
-  memset(pool->workers, 0, sizeof(bal__worker) * (size_t)size);
+  memset(pool->workers, 0, sizeof(bal__for_worker) * (size_t)size);
   if (bind != BAL__BIND_NONE) {
     pool->bind_sets = malloc(sizeof(cpu_set_t) * (size_t)size);
     if (!pool->bind_sets) {
@@ -174,10 +174,10 @@ int bal_pool_create(int nthreads, bal_pool **out) {
       free(pool);
       return BAL_ENOMEM;
     }
-    bal__bind_plan(bind, size, pool->bind_sets);
+    bal__for_bind_plan(bind, size, pool->bind_sets);
   }
   for (int i = 0; i < size; i++) {
-    bal__range_set(&pool->ranges[i], 0, 0);
+    bal__for_range_set(&pool->ranges[i], 0, 0);
     pool->workers[i].id = i;
     pool->workers[i].pool = pool;
     pool->workers[i].cpus = pool->bind_sets && i > 0 ? &pool->bind_sets[i] : NULL;
@@ -216,4 +216,4 @@ void bal_pool_destroy(bal_pool *pool) {
 
 int bal_pool_size(const bal_pool *pool) { return pool ? pool->size : BAL_EINVAL; }
 
-int bal_worker_id(void) { return bal__tls_worker_id; }
+int bal_worker_id(void) { return bal__for_tls_worker_id; }

@@ -18,7 +18,7 @@
 
 /* One bal_for() call, as every participating worker sees it. Written by the
  * caller before the call opens, read-only while it is open. */
-typedef struct bal__call {
+typedef struct bal__for_call {
   int64_t begin, end;  /* the index range */
   uint64_t unit;       /* indices per unit (1 unless the loop exceeds 2^31) */
   uint32_t units;      /* number of units in the loop */
@@ -26,10 +26,10 @@ typedef struct bal__call {
   bool adaptive;       /* grain 0: chunk sizes follow measured body cost */
   bal_for_body body;
   void *arg;
-} bal__call;
+} bal__for_call;
 
 /* Per-worker private state; one cache line apart from the others. */
-typedef struct bal__worker {
+typedef struct bal__for_worker {
   _Alignas(64) bal_for_stats stats; /* written by this worker during a call */
   bal__rng rng;                     /* victim selection */
   uint32_t chunk_units;             /* current adaptive chunk size */
@@ -37,7 +37,7 @@ typedef struct bal__worker {
   struct bal_pool *pool;
   pthread_t thread;
   cpu_set_t *cpus; /* where to bind this background worker, or NULL */
-} bal__worker;
+} bal__for_worker;
 
 struct bal_pool {
   int size;
@@ -60,12 +60,12 @@ struct bal_pool {
   atomic_bool caller_waiting;
   pthread_mutex_t done_lock;
   pthread_cond_t done_cond;
-  _Alignas(64) bal__call call;
+  _Alignas(64) bal__for_call call;
   double last_wall_seconds;
   bool have_stats;
 
-  bal__range *ranges;   /* size entries, one per worker */
-  bal__worker *workers; /* size entries; [0] is the calling thread's */
+  bal__for_range *ranges;   /* size entries, one per worker */
+  bal__for_worker *workers; /* size entries; [0] is the calling thread's */
   cpu_set_t *bind_sets; /* BALLAST_BIND placement, or NULL */
 };
 
@@ -75,13 +75,13 @@ void bal__for_work(struct bal_pool *pool, int self);
 
 /* Wake the background workers for a new call and wait until every worker
  * that joined it has left (pool.c); meanwhile the caller works as worker 0. */
-void bal__pool_dispatch(struct bal_pool *pool);
+void bal__for_pool_dispatch(struct bal_pool *pool);
 
 /* Index of the calling worker while it is inside a call, else -1. */
-extern _Thread_local int bal__tls_worker_id;
+extern _Thread_local int bal__for_tls_worker_id;
 
 /* CPU-friendly busy-wait hint. */
-static inline void bal__cpu_relax(void) {
+static inline void bal__for_cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #elif defined(__aarch64__)

@@ -27,24 +27,24 @@
 #define BAL__RANGE_MAX_UNITS (UINT32_C(1) << 31)
 #define BAL__RANGE_MAX_TAKE (UINT32_C(1) << 30)
 
-typedef struct bal__range {
+typedef struct bal__for_range {
   _Alignas(64) _Atomic uint64_t word;
   char pad[64 - sizeof(uint64_t)]; /* one range per cache line */
-} bal__range;
+} bal__for_range;
 
-static inline uint64_t bal__range_pack(uint32_t lo, uint32_t hi) {
+static inline uint64_t bal__for_range_pack(uint32_t lo, uint32_t hi) {
   return ((uint64_t)hi << 32) | lo;
 }
 
 /* Install [lo, hi) as the range (owner only, or before the call opens). */
-static inline void bal__range_set(bal__range *r, uint32_t lo, uint32_t hi) {
-  atomic_store_explicit(&r->word, bal__range_pack(lo, hi), memory_order_release);
+static inline void bal__for_range_set(bal__for_range *r, uint32_t lo, uint32_t hi) {
+  atomic_store_explicit(&r->word, bal__for_range_pack(lo, hi), memory_order_release);
 }
 
 /* Owner: take up to k (1 <= k <= BAL__RANGE_MAX_TAKE) units from the low end.
  * Returns the number taken (0 when the range is empty: the owner must then
  * stop taking from it) and their first offset in *first. */
-static inline uint32_t bal__range_take(bal__range *r, uint32_t k, uint32_t *first) {
+static inline uint32_t bal__for_range_take(bal__for_range *r, uint32_t k, uint32_t *first) {
   uint64_t old = atomic_fetch_add_explicit(&r->word, k, memory_order_acq_rel);
   uint32_t lo = (uint32_t)old, hi = (uint32_t)(old >> 32);
   if (lo >= hi) return 0;
@@ -55,14 +55,14 @@ static inline uint32_t bal__range_take(bal__range *r, uint32_t k, uint32_t *firs
 /* Thief: try to take the upper half (rounded up) of the range, provided that
  * is at least min_units. Returns the number of units stolen (0: nothing worth
  * stealing, -1: lost a race, worth retrying) and their first offset. */
-static inline int64_t bal__range_steal(bal__range *r, uint32_t min_units, uint32_t *first) {
+static inline int64_t bal__for_range_steal(bal__for_range *r, uint32_t min_units, uint32_t *first) {
   uint64_t old = atomic_load_explicit(&r->word, memory_order_relaxed);
   uint32_t lo = (uint32_t)old, hi = (uint32_t)(old >> 32);
   if (lo >= hi) return 0;
   uint32_t avail = hi - lo;
   uint32_t n = avail - avail / 2;
   if (n < min_units) return 0;
-  if (!atomic_compare_exchange_strong_explicit(&r->word, &old, bal__range_pack(lo, hi - n),
+  if (!atomic_compare_exchange_strong_explicit(&r->word, &old, bal__for_range_pack(lo, hi - n),
                                                memory_order_acq_rel, memory_order_relaxed))
     return -1;
   *first = hi - n;
@@ -70,8 +70,8 @@ static inline int64_t bal__range_steal(bal__range *r, uint32_t min_units, uint32
 }
 
 /* Units still in the range (a racy snapshot; 0 when empty). */
-static inline uint32_t bal__range_size(const bal__range *r) {
-  uint64_t w = atomic_load_explicit(&((bal__range *)r)->word, memory_order_relaxed);
+static inline uint32_t bal__for_range_size(const bal__for_range *r) {
+  uint64_t w = atomic_load_explicit(&((bal__for_range *)r)->word, memory_order_relaxed);
   uint32_t lo = (uint32_t)w, hi = (uint32_t)(w >> 32);
   return lo >= hi ? 0 : hi - lo;
 }

@@ -12,67 +12,67 @@
 
 static void owner_takes_from_low_end_until_empty(void **state) {
   (void)state;
-  bal__range r;
-  bal__range_set(&r, 10, 17);
+  bal__for_range r;
+  bal__for_range_set(&r, 10, 17);
   uint32_t first = 0;
-  assert_int_equal(bal__range_take(&r, 3, &first), 3);
+  assert_int_equal(bal__for_range_take(&r, 3, &first), 3);
   assert_int_equal(first, 10);
-  assert_int_equal(bal__range_size(&r), 4);
-  assert_int_equal(bal__range_take(&r, 3, &first), 3);
+  assert_int_equal(bal__for_range_size(&r), 4);
+  assert_int_equal(bal__for_range_take(&r, 3, &first), 3);
   assert_int_equal(first, 13);
-  assert_int_equal(bal__range_take(&r, 3, &first), 1); /* clipped at hi */
+  assert_int_equal(bal__for_range_take(&r, 3, &first), 1); /* clipped at hi */
   assert_int_equal(first, 16);
-  assert_int_equal(bal__range_size(&r), 0);
-  assert_int_equal(bal__range_take(&r, 3, &first), 0);
+  assert_int_equal(bal__for_range_size(&r), 0);
+  assert_int_equal(bal__for_range_take(&r, 3, &first), 0);
 }
 
 static void thief_takes_upper_half_rounded_up(void **state) {
   (void)state;
-  bal__range r;
-  bal__range_set(&r, 0, 7);
+  bal__for_range r;
+  bal__for_range_set(&r, 0, 7);
   uint32_t first = 0;
-  assert_int_equal(bal__range_steal(&r, 1, &first), 4);
+  assert_int_equal(bal__for_range_steal(&r, 1, &first), 4);
   assert_int_equal(first, 3);
-  assert_int_equal(bal__range_size(&r), 3);
-  assert_int_equal(bal__range_steal(&r, 1, &first), 2);
+  assert_int_equal(bal__for_range_size(&r), 3);
+  assert_int_equal(bal__for_range_steal(&r, 1, &first), 2);
   assert_int_equal(first, 1);
-  assert_int_equal(bal__range_steal(&r, 1, &first), 1);
+  assert_int_equal(bal__for_range_steal(&r, 1, &first), 1);
   assert_int_equal(first, 0);
-  assert_int_equal(bal__range_steal(&r, 1, &first), 0); /* empty */
+  assert_int_equal(bal__for_range_steal(&r, 1, &first), 0); /* empty */
 }
 
 static void thief_respects_minimum_piece(void **state) {
   (void)state;
-  bal__range r;
-  bal__range_set(&r, 100, 106); /* 6 units: half is 3 */
+  bal__for_range r;
+  bal__for_range_set(&r, 100, 106); /* 6 units: half is 3 */
   uint32_t first = 0;
-  assert_int_equal(bal__range_steal(&r, 4, &first), 0);
-  assert_int_equal(bal__range_size(&r), 6);
-  assert_int_equal(bal__range_steal(&r, 3, &first), 3);
+  assert_int_equal(bal__for_range_steal(&r, 4, &first), 0);
+  assert_int_equal(bal__for_range_size(&r), 6);
+  assert_int_equal(bal__for_range_steal(&r, 3, &first), 3);
   assert_int_equal(first, 103);
 }
 
 static void overshoot_reads_empty_and_reset_works(void **state) {
   (void)state;
-  bal__range r;
-  bal__range_set(&r, 0, 4);
+  bal__for_range r;
+  bal__for_range_set(&r, 0, 4);
   uint32_t first = 0;
-  assert_int_equal(bal__range_steal(&r, 1, &first), 2); /* thief leaves [0,2) */
-  assert_int_equal(bal__range_take(&r, 8, &first), 2);  /* owner overshoots lo */
-  assert_int_equal(bal__range_take(&r, 8, &first), 0);
-  assert_int_equal(bal__range_steal(&r, 1, &first), 0); /* thieves see empty */
-  bal__range_set(&r, BAL__RANGE_MAX_UNITS - 2, BAL__RANGE_MAX_UNITS);
-  assert_int_equal(bal__range_take(&r, BAL__RANGE_MAX_TAKE, &first), 2);
+  assert_int_equal(bal__for_range_steal(&r, 1, &first), 2); /* thief leaves [0,2) */
+  assert_int_equal(bal__for_range_take(&r, 8, &first), 2);  /* owner overshoots lo */
+  assert_int_equal(bal__for_range_take(&r, 8, &first), 0);
+  assert_int_equal(bal__for_range_steal(&r, 1, &first), 0); /* thieves see empty */
+  bal__for_range_set(&r, BAL__RANGE_MAX_UNITS - 2, BAL__RANGE_MAX_UNITS);
+  assert_int_equal(bal__for_range_take(&r, BAL__RANGE_MAX_TAKE, &first), 2);
   assert_int_equal(first, BAL__RANGE_MAX_UNITS - 2);
-  assert_int_equal(bal__range_take(&r, BAL__RANGE_MAX_TAKE, &first), 0);
-  assert_int_equal(bal__range_size(&r), 0);
+  assert_int_equal(bal__for_range_take(&r, BAL__RANGE_MAX_TAKE, &first), 0);
+  assert_int_equal(bal__for_range_size(&r), 0);
 }
 
 /* Contention: one owner and several thieves on one range; thieves re-expose
  * what they steal in their own ranges, which others steal from in turn.
  * Every unit must be claimed exactly once. */
 enum { UNITS = 200000, THIEVES = 5 };
-static bal__range ranges[THIEVES + 1];
+static bal__for_range ranges[THIEVES + 1];
 static _Atomic unsigned char claimed[UNITS];
 static atomic_long claimed_total;
 
@@ -87,12 +87,12 @@ static void *contender(void *arg) {
   bal__rng_seed(&rng, (uint64_t)self * 7919u + 1);
   while (atomic_load(&claimed_total) < UNITS) {
     uint32_t first, n;
-    while ((n = bal__range_take(&ranges[self], 1 + (uint32_t)bal__rng_below(&rng, 8), &first)))
+    while ((n = bal__for_range_take(&ranges[self], 1 + (uint32_t)bal__rng_below(&rng, 8), &first)))
       claim(first, n);
     int victim = (int)bal__rng_below(&rng, THIEVES + 1);
     if (victim == self) continue;
-    int64_t got = bal__range_steal(&ranges[victim], 1, &first);
-    if (got > 0) bal__range_set(&ranges[self], first, first + (uint32_t)got);
+    int64_t got = bal__for_range_steal(&ranges[victim], 1, &first);
+    if (got > 0) bal__for_range_set(&ranges[self], first, first + (uint32_t)got);
   }
   return NULL;
 }
@@ -102,8 +102,8 @@ static void concurrent_owner_and_thieves_claim_each_unit_once(void **state) {
   for (int round = 0; round < 5; round++) {
     for (int i = 0; i < UNITS; i++) atomic_store(&claimed[i], 0);
     atomic_store(&claimed_total, 0);
-    bal__range_set(&ranges[0], 0, UNITS);
-    for (int i = 1; i <= THIEVES; i++) bal__range_set(&ranges[i], 0, 0);
+    bal__for_range_set(&ranges[0], 0, UNITS);
+    for (int i = 1; i <= THIEVES; i++) bal__for_range_set(&ranges[i], 0, 0);
     pthread_t t[THIEVES + 1];
     for (int i = 0; i <= THIEVES; i++)
       assert_int_equal(pthread_create(&t[i], NULL, contender, (void *)(intptr_t)i), 0);
