@@ -10,12 +10,12 @@
 BAL_BEGIN_DECLS
 
 /** Severity of a diagnostic message. */
-enum bal_log_level {
+typedef enum bal_log_level {
   BAL_LOG_ERROR = 0, /**< an operation failed; the return code says which */
   BAL_LOG_WARN = 1,  /**< something was adjusted or ignored */
   BAL_LOG_INFO = 2,  /**< coarse progress information */
   BAL_LOG_DEBUG = 3  /**< detailed tracing for developers */
-};
+} bal_log_level;
 
 /**
  * Log callback: receives one formatted message (no trailing newline).
@@ -25,7 +25,7 @@ enum bal_log_level {
  * @param user   the pointer given to bal_log_set_callback()
  * The callback may be invoked concurrently from several threads.
  */
-typedef void (*bal_log_fn)(int level, const char *module, const char *msg, void *user);
+typedef void (*bal_log_fn)(bal_log_level level, const char *module, const char *msg, void *user);
 
 /**
  * Install (or, with fn == NULL, remove) the process-wide log callback.
@@ -36,13 +36,13 @@ typedef void (*bal_log_fn)(int level, const char *module, const char *msg, void 
  * Thread-safety: safe; messages already being delivered may still reach the
  * previous callback.
  */
-BAL_API int bal_log_set_callback(bal_log_fn fn, int max_level, void *user);
+BAL_API int bal_log_set_callback(bal_log_fn fn, bal_log_level max_level, void *user);
 
 /**
  * A ready-made callback that writes "ballast[module] LEVEL: msg" to stderr.
  * Convenience for tools and examples; the library never installs it itself.
  */
-BAL_API void bal_log_stderr(int level, const char *module, const char *msg, void *user);
+BAL_API void bal_log_stderr(bal_log_level level, const char *module, const char *msg, void *user);
 
 BAL_END_DECLS
 

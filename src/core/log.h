@@ -6,7 +6,7 @@
 
 /* Format and deliver a message to the installed callback, if any and if
  * level passes its threshold. Cheap (one atomic load) when silent. */
-void bal__log(int level, const char *module, const char *fmt, ...)
+void bal__log(bal_log_level level, const char *module, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif

@@ -57,7 +57,7 @@ struct captured {
   char msg[64];
 };
 
-static void capture(int level, const char *module, const char *msg, void *user) {
+static void capture(bal_log_level level, const char *module, const char *msg, void *user) {
   struct captured *c = user;
   c->calls++;
   c->level = level;
@@ -84,8 +84,8 @@ static void log_is_silent_by_default_and_filters_levels(void **state) {
 
 static void log_rejects_bad_level(void **state) {
   (void)state;
-  assert_int_equal(bal_log_set_callback(capture, -1, NULL), BAL_EINVAL);
-  assert_int_equal(bal_log_set_callback(capture, BAL_LOG_DEBUG + 1, NULL), BAL_EINVAL);
+  assert_int_equal(bal_log_set_callback(capture, (bal_log_level)-1, NULL), BAL_EINVAL);
+  assert_int_equal(bal_log_set_callback(capture, (bal_log_level)(BAL_LOG_DEBUG + 1), NULL), BAL_EINVAL);
 }
 
 int main(void) {
