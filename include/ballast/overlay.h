@@ -175,6 +175,11 @@ BAL_API int bal_overlay_victim_uniform(const bal_overlay *ov, int64_t node, uint
  *               ranks, e.g. hwloc or rank order on nodes).
  * @param bias   >= 0; 0 is uniform, 1 inversely proportional to latency.
  * Other parameters as bal_overlay_victim_uniform().
+ * Weights are taken relative to the lowest latency, so finite positive
+ * latencies and a finite bias always give BAL_OK, whatever their range:
+ * equal latencies give a uniform draw, and where a neighbour's weight
+ * (latency / lowest)^-bias underflows to 0 it is never drawn, leaving the
+ * draw among the lowest-latency neighbours.
  * @return as bal_overlay_victim_uniform(); BAL_EINVAL also if bias is
  *         negative or not finite or a latency is not positive and finite.
  * Cost: O(degree) per call.

@@ -202,6 +202,68 @@ static void biased_victims_follow_latency(void **state) {
   bal_overlay_destroy(ov);
 }
 
+/* Draw many victims with latencies lat and bias; count each neighbour. */
+static void count_draws(const bal_overlay *ov, const int64_t *l, int k, const double *lat,
+                        double bias, int draws, int *hits) {
+  uint64_t st = 4242;
+  for (int i = 0; i < k; i++) hits[i] = 0;
+  for (int d = 0; d < draws; d++) {
+    int64_t v;
+    assert_int_equal(bal_overlay_victim_biased(ov, 100, lat, bias, &st, &v), BAL_OK);
+    int found = 0;
+    for (int i = 0; i < k; i++)
+      if (l[i] == v) hits[i]++, found = 1;
+    assert_true(found);
+  }
+}
+
+/* The contract for extreme but valid inputs: finite positive latencies and a
+ * finite bias always give BAL_OK; equal latencies draw uniformly; where the
+ * weights underflow, only the lowest-latency neighbours are drawn. */
+static void biased_victims_survive_extreme_weights(void **state) {
+  (void)state;
+  bal_overlay *ov;
+  assert_int_equal(bal_overlay_create(2000, 20, 0, 5, &ov), BAL_OK);
+  const int64_t *l;
+  int k;
+  assert_int_equal(bal_overlay_neighbors(ov, 100, &l, &k), BAL_OK);
+  double *lat = malloc(sizeof *lat * (size_t)k);
+  int *hits = malloc(sizeof *hits * (size_t)k);
+  const int draws = 20000;
+  /* 1000^-200 underflows and 2^-1100 too as plain powers: still uniform. */
+  const double equal[][2] = {{1000.0, 200.0}, {2.0, 1100.0}, {1e300, 1e6}, {1e-300, 3.0}};
+  for (size_t c = 0; c < sizeof equal / sizeof equal[0]; c++) {
+    for (int i = 0; i < k; i++) lat[i] = equal[c][0];
+    count_draws(ov, l, k, lat, equal[c][1], draws, hits);
+    for (int i = 0; i < k; i++)
+      assert_true(fabs((double)hits[i] / draws - 1.0 / k) < 0.02);
+  }
+  /* one neighbour at 1e-308 with bias 2: its weight dwarfs all others. */
+  for (int i = 0; i < k; i++) lat[i] = 1.0;
+  lat[5] = 1e-308;
+  count_draws(ov, l, k, lat, 2.0, draws, hits);
+  assert_int_equal(hits[5], draws);
+  /* two lowest at 1, the rest at 10 with bias 1000: only the two. */
+  for (int i = 0; i < k; i++) lat[i] = 10.0;
+  lat[0] = lat[k - 1] = 1.0;
+  count_draws(ov, l, k, lat, 1000.0, draws, hits);
+  assert_int_equal(hits[0] + hits[k - 1], draws);
+  assert_true(hits[0] > draws / 3 && hits[k - 1] > draws / 3);
+  /* the largest finite bias and latencies spanning the double range */
+  for (int i = 0; i < k; i++) lat[i] = i % 2 ? 1e308 : 1e-308;
+  count_draws(ov, l, k, lat, 1.7e308, draws / 10, hits);
+  for (int i = 1; i < k; i += 2) assert_int_equal(hits[i], 0);
+  double inf = INFINITY;
+  int64_t v;
+  uint64_t st = 1;
+  assert_int_equal(bal_overlay_victim_biased(ov, 100, lat, inf, &st, &v), BAL_EINVAL);
+  lat[2] = inf;
+  assert_int_equal(bal_overlay_victim_biased(ov, 100, lat, 1.0, &st, &v), BAL_EINVAL);
+  free(hits);
+  free(lat);
+  bal_overlay_destroy(ov);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bad_arguments_give_einval),
@@ -209,6 +271,7 @@ int main(void) {
       cmocka_unit_test(copies_and_local_limits),
       cmocka_unit_test(uniform_victims_cover_neighbours_evenly),
       cmocka_unit_test(biased_victims_follow_latency),
+      cmocka_unit_test(biased_victims_survive_extreme_weights),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
