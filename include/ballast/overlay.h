@@ -31,6 +31,12 @@
 BAL_BEGIN_DECLS
 
 /** Opaque overlay handle (whole graph, or one node's neighbourhood). */
+/** Largest number of nodes an overlay can have: 2^62. The shortcut
+ *  matching pairs positions through keyed permutations of [0, 2^b) with b
+ *  up to 63; larger rings would need b = 64, which the permutation cannot
+ *  represent. Far above any machine: N is a rank count. */
+#define BAL_OVERLAY_MAX_NODES (INT64_C(1) << 62)
+
 typedef struct bal_overlay bal_overlay;
 
 /** Shortcut-length exponent used when a non-positive exponent is given:
@@ -39,7 +45,8 @@ typedef struct bal_overlay bal_overlay;
 
 /**
  * Build the whole overlay: every node's neighbour list.
- * @param nodes    number of nodes N >= 1, numbered 0..N-1 around the ring.
+ * @param nodes    number of nodes, 1 <= N <= #BAL_OVERLAY_MAX_NODES, numbered
+ *                 0..N-1 around the ring.
  * @param degree   target AVERAGE number of distinct neighbours per node,
  *                 ring links included; >= 2. It is clamped to N-1, so N = 1
  *                 has no neighbours, N = 2 one, N = 3 two; when the clamped
@@ -48,8 +55,9 @@ typedef struct bal_overlay bal_overlay;
  *                 <= 0 selects #BAL_OVERLAY_DEFAULT_EXPONENT. Must be finite.
  * @param seed     any value; same parameters and seed give the same graph.
  * @param out      receives the handle; untouched on error.
- * @return BAL_OK; BAL_EINVAL if nodes < 1, degree < 2, exponent is NaN or
- *         infinite, or out is NULL; BAL_ENOMEM.
+ * @return BAL_OK; BAL_EINVAL if nodes < 1 or > #BAL_OVERLAY_MAX_NODES,
+ *         degree < 2, exponent is NaN or infinite, or out is NULL;
+ *         BAL_ENOMEM.
  * Cost: O(N * degree) time and memory (for N = 100,000 at degree
  * 4*log2(N) = 66: about 0.6 s, 53 MB held, 110 MB at the peak of the build).
  * Thread-safety: safe from any thread.

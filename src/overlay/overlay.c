@@ -8,7 +8,8 @@
 #include <string.h>
 
 static int check_args(int64_t nodes, int degree, double exponent, bal_overlay **out) {
-  if (nodes < 1 || degree < 2 || !isfinite(exponent) || !out) return BAL_EINVAL;
+  if (nodes < 1 || nodes > BAL_OVERLAY_MAX_NODES || degree < 2 || !isfinite(exponent) || !out)
+    return BAL_EINVAL;
   return BAL_OK;
 }
 

@@ -264,6 +264,30 @@ static void biased_victims_survive_extreme_weights(void **state) {
   bal_overlay_destroy(ov);
 }
 
+/* Rings up to BAL_OVERLAY_MAX_NODES build a local neighbourhood and route
+ * (in bounded time: the suite's timeout catches a spin); one more node is
+ * refused. Above the limit the permutation would need 64-bit blocks. */
+static void local_overlay_limit(void **state) {
+  (void)state;
+  const int64_t max = BAL_OVERLAY_MAX_NODES;
+  const int64_t sizes[] = {max, max - 1, max / 2 + 1, INT64_C(4000000000000000000)};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+      bal_overlay *ov;
+      int64_t node = (int64_t)(seed * (uint64_t)(sizes[i] / 5));
+      assert_int_equal(bal_overlay_create_local(sizes[i], 40, 0, seed, node, &ov), BAL_OK);
+      int64_t hop = bal_overlay_next_hop(ov, node, sizes[i] - 1);
+      assert_true(hop >= 0 && hop < sizes[i]);
+      bal_overlay_destroy(ov);
+    }
+  }
+  bal_overlay *ov = NULL;
+  assert_int_equal(bal_overlay_create_local(max + 1, 40, 0, 1, 0, &ov), BAL_EINVAL);
+  assert_int_equal(bal_overlay_create_local(INT64_MAX, 40, 0, 1, 0, &ov), BAL_EINVAL);
+  assert_int_equal(bal_overlay_create(max + 1, 40, 0, 1, &ov), BAL_EINVAL);
+  assert_null(ov);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bad_arguments_give_einval),
@@ -272,6 +296,7 @@ int main(void) {
       cmocka_unit_test(uniform_victims_cover_neighbours_evenly),
       cmocka_unit_test(biased_victims_follow_latency),
       cmocka_unit_test(biased_victims_survive_extreme_weights),
+      cmocka_unit_test(local_overlay_limit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
