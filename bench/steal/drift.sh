@@ -4,8 +4,8 @@
 # and --drift (the gaussian hot zone moves by D along x in [0,10) per
 # iteration; sigma = 0.5), under SimGrid SMPI. Work sharing forms its groups
 # from the work each rank measured in the previous iteration, as YALES2
-# does (seed 000 §5.2); stealing needs no estimate. Figures are over
-# iterations 2..K (the first warms up, as in seed 000's YALES2 runs). The
+# does ([Fontenaille 2018] §5.2); stealing needs no estimate. Figures are over
+# iterations 2..K (the first warms up, as in the YALES2 runs of [Fontenaille 2018]). The
 # two policies of a drift run side by side (2 cores). Rows accumulate in a
 # CSV, so an interrupted sweep resumes; then one PNG.
 #
@@ -14,7 +14,7 @@
 #   DRIFTS="0 0.05 0.1 0.15 0.25 0.5 1"
 #   ITERATIONS=3
 #   EXTRA="--work-per-rank 5 --bytes-per-rank 3e7 --tasks-per-rank 100 --slice 0.002"
-#                                 (issue 5's profile: 5 s, 400 cycles/byte)
+#                                 (the profile of docs/BENCHMARKS.md: 5 s, 400 cycles/byte)
 set -euo pipefail
 build=${1:-build}
 out=${2:-$build/steal-drift}

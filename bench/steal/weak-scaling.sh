@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# DLB_Bench weak scaling under SimGrid SMPI (seed 000, Fig. 3, regenerated):
+# DLB_Bench weak scaling under SimGrid SMPI ([Fontenaille 2018] Fig. 3, regenerated):
 # parallel efficiency against the number of ranks for workload profiles
 # (average work per rank x problem size per rank), for small-world stealing,
 # random stealing and hierarchical work sharing, plus the pairs each policy
