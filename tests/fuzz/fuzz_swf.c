@@ -8,7 +8,7 @@
 #include <ballast/ballast.h>
 
 static void check(const bal_swf_trace *t) {
-  for (size_t i = 0; i < t->njobs; i++) {
+  for (int64_t i = 0; i < t->njobs; i++) {
     const bal_swf_job *j = &t->jobs[i];
     if (j->procs < 1 || j->runtime < 0 || j->req_time < 0) abort();
     if (i > 0 && t->jobs[i - 1].submit > j->submit) abort();

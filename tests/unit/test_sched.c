@@ -34,9 +34,9 @@ static bal_sched_result *simulate(const char *text, const char *policy, int64_t 
 }
 
 static const bal_sched_job *job(const bal_sched_result *r, int64_t id) {
-  size_t n;
+  int64_t n;
   const bal_sched_job *j = bal_sched_result_jobs(r, &n);
-  for (size_t i = 0; i < n; i++)
+  for (int64_t i = 0; i < n; i++)
     if (j[i].id == id) return &j[i];
   fail_msg("job %lld not found", (long long)id);
   return NULL;

@@ -60,7 +60,7 @@ static void check_run(const bal_swf_trace *t, const bal_sched_config *cfg, bool 
   assert_int_equal(bal_sched_run(t, cfg, &r), BAL_OK);
   const bal_sched_summary *s = bal_sched_result_summary(r);
   assert_int_equal(s->invariant_violations, 0);
-  size_t n;
+  int64_t n;
   const bal_sched_job *jobs = bal_sched_result_jobs(r, &n);
   assert_int_equal(n, t->njobs);
   assert_int_equal(s->jobs + s->rejected_too_large, (int64_t)n);
@@ -69,7 +69,7 @@ static void check_run(const bal_swf_trace *t, const bal_sched_config *cfg, bool 
   size_t nch = 0;
   bool is_sd = !strcmp(cfg->policy, "sd");
   double last_start = -INFINITY;
-  for (size_t i = 0; i < n; i++) {
+  for (int64_t i = 0; i < n; i++) {
     const bal_sched_job *j = &jobs[i];
     if (j->rejected) {
       assert_true(j->nodes > cfg->nodes);
@@ -109,7 +109,7 @@ static void run_all(const logspec *l, bool clip) {
     skip();
   }
   if (clip) /* requested times become upper bounds: EASY's guarantee holds */
-    for (size_t i = 0; i < t->njobs; i++)
+    for (int64_t i = 0; i < t->njobs; i++)
       if (t->jobs[i].runtime > t->jobs[i].req_time) t->jobs[i].runtime = t->jobs[i].req_time;
   bal_sched_config cfg;
   bal_sched_config_init(&cfg);

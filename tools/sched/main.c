@@ -106,9 +106,7 @@ static int parse(int argc, char **argv, sched_opts *o) {
     } else if (!strcmp(a, "--cores-per-node")) {
       ok = cli_parse_i64(PROG, a, v, 1, INT32_MAX, &o->cores);
     } else if (!strcmp(a, "--max-mates")) {
-      int64_t m;
-      ok = cli_parse_i64(PROG, a, v, 1, 16, &m);
-      o->cfg.max_mates = (int)m;
+      ok = cli_parse_i64(PROG, a, v, 1, BAL_SCHED_MAX_MATES, &o->cfg.max_mates);
     } else if (!strcmp(a, "--max-slowdown")) {
       if (!strcmp(v, "inf") || !strcmp(v, "infinite")) {
         o->cfg.max_slowdown = INFINITY;

@@ -27,9 +27,9 @@ void sched_print_table(const sched_opts *o, const bal_swf_trace *t, const bal_sc
   if (!strcmp(c->policy, "sd")) {
     char ms[32];
     max_slowdown_text(c, ms, sizeof ms);
-    printf(" (max mates %d, max slowdown %s, sharing factor %g, runtime model %s,\n"
+    printf(" (max mates %lld, max slowdown %s, sharing factor %g, runtime model %s,\n"
            "               core demand %s, malleable fraction %g, seed %llu)",
-           c->max_mates, ms, c->sharing_factor, model_name(c->runtime_model),
+           (long long)c->max_mates, ms, c->sharing_factor, model_name(c->runtime_model),
            c->core_demand == BAL_SCHED_DEMAND_NODE ? "node" : "procs", c->malleable_fraction,
            (unsigned long long)c->seed);
   }
@@ -138,11 +138,11 @@ bool sched_write_csv(const char *path, const bal_sched_result *r) {
     fprintf(stderr, "%s: --jobs-csv %s: %s\n", SCHED_PROG, path, strerror(errno));
     return false;
   }
-  size_t n;
+  int64_t n;
   const bal_sched_job *jobs = bal_sched_result_jobs(r, &n);
   fprintf(f, "id,submit,start,end,nodes,procs,runtime,req_time,wait,response,slowdown,"
              "bounded_slowdown,malleable,mates,times_mate,rejected\n");
-  for (size_t i = 0; i < n; i++) {
+  for (int64_t i = 0; i < n; i++) {
     const bal_sched_job *j = &jobs[i];
     if (j->rejected) {
       fprintf(f, "%lld,%lld,,,%lld,%lld,%lld,%lld,,,,,%d,0,0,1\n", (long long)j->id,
@@ -151,12 +151,12 @@ bool sched_write_csv(const char *path, const bal_sched_result *r) {
       continue;
     }
     double resp = j->end - (double)j->submit;
-    fprintf(f, "%lld,%lld,%.10g,%.10g,%lld,%lld,%lld,%lld,%.10g,%.10g,%.6g,%.6g,%d,%d,%d,0\n",
+    fprintf(f, "%lld,%lld,%.10g,%.10g,%lld,%lld,%lld,%lld,%.10g,%.10g,%.6g,%.6g,%d,%lld,%lld,0\n",
             (long long)j->id, (long long)j->submit, j->start, j->end, (long long)j->nodes,
             (long long)j->procs, (long long)j->runtime, (long long)j->req_time,
             j->start - (double)j->submit, resp, resp / fmax((double)j->runtime, 1.0),
-            fmax(1.0, resp / fmax((double)j->runtime, 10.0)), j->malleable, j->mates,
-            j->times_mate);
+            fmax(1.0, resp / fmax((double)j->runtime, 10.0)), j->malleable, (long long)j->mates,
+            (long long)j->times_mate);
   }
   if (fclose(f) != 0) {
     fprintf(stderr, "%s: --jobs-csv %s: %s\n", SCHED_PROG, path, strerror(errno));
