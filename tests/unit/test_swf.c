@@ -165,6 +165,67 @@ static void malformed_lines_name_the_line(void **state) {
   assert_non_null(strstr(err.message, "18 fields"));
 }
 
+/* A number the reader cannot hold is "too large", not "not a number": past
+ * 18 digits, or a decimal of magnitude 9e17 or more. 18 digits are fine. */
+static void numbers_too_large(void **state) {
+  (void)state;
+  static const char *const big[] = {"1234567890123456789", "-1234567890123456789",
+                                    "99999999999999999999999", "9.5e17", "-1e30"};
+  for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+    char line[160];
+    snprintf(line, sizeof line, "1 0 -1 %s 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n", big[i]);
+    bal_swf_trace *t;
+    bal_swf_error err;
+    assert_int_equal(bal_swf_read_mem(line, strlen(line), NULL, &t, &err), BAL_EFORMAT);
+    assert_non_null(strstr(err.message, "too large (field 4)"));
+  }
+  static const char *const nan[] = {"12345678901234567890x", "1e", "--5"};
+  for (size_t i = 0; i < sizeof nan / sizeof nan[0]; i++) {
+    char line[160];
+    snprintf(line, sizeof line, "1 0 -1 %s 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n", nan[i]);
+    bal_swf_trace *t;
+    bal_swf_error err;
+    assert_int_equal(bal_swf_read_mem(line, strlen(line), NULL, &t, &err), BAL_EFORMAT);
+    assert_non_null(strstr(err.message, "not a number (field 4)"));
+  }
+  const char *ok = "1 0 -1 123456789012345678 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n";
+  bal_swf_trace *t = parse(ok, NULL);
+  assert_int_equal(t->jobs[0].runtime, INT64_C(123456789012345678));
+  bal_swf_trace_destroy(t);
+}
+
+/* Lenient mode on a text with no valid job line (binary data, say) is
+ * BAL_EFORMAT "no valid job lines" at line 0, never an empty trace; a text
+ * with no job lines at all is a valid empty trace in either mode. */
+static void lenient_needs_one_valid_line(void **state) {
+  (void)state;
+  static const char png[] = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\n\x7f binary junk\n";
+  bal_swf_options opt;
+  bal_swf_options_init(&opt);
+  opt.lenient = true;
+  bal_swf_trace *t = (bal_swf_trace *)0x1;
+  bal_swf_error err;
+  assert_int_equal(bal_swf_read_mem(png, sizeof png - 1, &opt, &t, &err), BAL_EFORMAT);
+  assert_ptr_equal(t, (bal_swf_trace *)0x1);
+  assert_int_equal(err.line, 0);
+  assert_non_null(strstr(err.message, "no valid job lines"));
+  /* one valid line among the junk is enough */
+  const char *mixed = "junk\n" LINE(1, 0, 1, 1, 1, 1, 1) "more junk\n";
+  t = parse(mixed, &opt);
+  assert_int_equal(t->njobs, 1);
+  assert_int_equal(t->stats.malformed_skipped, 2);
+  bal_swf_trace_destroy(t);
+  /* a valid line dropped by a filter still counts as valid */
+  opt.partition = 7;
+  t = parse(mixed, &opt);
+  assert_int_equal(t->njobs, 0);
+  bal_swf_trace_destroy(t);
+  opt.partition = -1;
+  t = parse("; only a comment\n", &opt);
+  assert_int_equal(t->njobs, 0);
+  bal_swf_trace_destroy(t);
+}
+
 static void decimals_blank_lines_tabs_and_crlf(void **state) {
   (void)state;
   const char *text = "\n   \n; MaxNodes: 4\r\n"
@@ -273,6 +334,8 @@ int main(void) {
       cmocka_unit_test(decimals_blank_lines_tabs_and_crlf),
       cmocka_unit_test(filters_partition_window_first),
       cmocka_unit_test(files_plain_and_gzip),
+      cmocka_unit_test(numbers_too_large),
+      cmocka_unit_test(lenient_needs_one_valid_line),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

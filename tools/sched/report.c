@@ -16,6 +16,12 @@ static void max_slowdown_text(const bal_sched_config *c, char *buf, size_t n) {
   else snprintf(buf, n, "%g", c->max_slowdown);
 }
 
+/* A figure that is undefined (NaN: no job ran) prints as n/a, never 0. */
+static void row_double(const char *name, double v, int decimals) {
+  if (isfinite(v)) printf("%-26s %16.*f\n", name, decimals, v);
+  else printf("%-26s %16s\n", name, "n/a");
+}
+
 void sched_print_table(const sched_opts *o, const bal_swf_trace *t, const bal_sched_summary *s,
                        const sched_timing *tm) {
   const bal_sched_config *c = &o->cfg;
@@ -48,12 +54,12 @@ void sched_print_table(const sched_opts *o, const bal_swf_trace *t, const bal_sc
   printf("%-26s %16s\n", "metric", "value");
   printf("%-26s %16lld\n", "jobs", (long long)s->jobs);
   printf("%-26s %16lld\n", "rejected (too large)", (long long)s->rejected_too_large);
-  printf("%-26s %16.0f\n", "makespan (s)", s->makespan);
-  printf("%-26s %16.2f\n", "average wait (s)", s->avg_wait);
-  printf("%-26s %16.2f\n", "average response (s)", s->avg_response);
-  printf("%-26s %16.2f\n", "average slowdown", s->avg_slowdown);
-  printf("%-26s %16.2f\n", "average bounded slowdown", s->avg_bounded_slowdown);
-  printf("%-26s %16.4f\n", "utilization", s->utilization);
+  row_double("makespan (s)", s->makespan, 0);
+  row_double("average wait (s)", s->avg_wait, 2);
+  row_double("average response (s)", s->avg_response, 2);
+  row_double("average slowdown", s->avg_slowdown, 2);
+  row_double("average bounded slowdown", s->avg_bounded_slowdown, 2);
+  row_double("utilization", s->utilization, 4);
   printf("%-26s %16lld\n", "malleable starts", (long long)s->malleable_jobs);
   printf("%-26s %16lld\n", "mates (distinct jobs)", (long long)s->mates);
   printf("%-26s %16lld\n", "mate selections", (long long)s->mate_selections);
