@@ -123,11 +123,8 @@ static int setup(bal__sched_sim *s, const bal_swf_trace *t, const bal_sched_conf
   s->jobs = calloc(n + 1, sizeof *s->jobs);
   s->queue = malloc((n + 1) * sizeof *s->queue);
   s->run = malloc((n + 1) * sizeof *s->run);
-  /* The heap starts at one event per job (all fcfs and easy ever need) and
-   * grows if a malleable policy needs more (sim.c). */
-  s->capheap = n + 16;
-  s->heap = malloc(s->capheap * sizeof *s->heap);
-  if (!s->jobs || !s->queue || !s->run || !s->heap) return BAL_ENOMEM;
+  /* the event heap is allocated and grown by sim.c, as events arrive */
+  if (!s->jobs || !s->queue || !s->run) return BAL_ENOMEM;
   if (s->policy->sharing) {
     s->bucket_head = malloc(nodes * sizeof *s->bucket_head);
     s->bucket_count = calloc(nodes, sizeof *s->bucket_count);

@@ -11,21 +11,24 @@ double bal__sched_share_rate(int64_t cores, int64_t demand) {
   return cores >= demand ? 1.0 : (double)cores / (double)demand;
 }
 
-/* Grow the heap by doubling; on failure record BAL_ENOMEM (the loop stops). */
+/* Make room for one more event, doubling from 64: the heap holds the live
+ * event of each running job plus stale ones not yet popped, far fewer than
+ * the bound in sched.h in practice. On failure record BAL_ENOMEM (the loop
+ * stops there). */
 static bool heap_reserve(bal__sched_sim *s) {
   if (s->nheap < s->capheap) return true;
-  size_t cap = s->capheap ? s->capheap : 64;
-  if (cap > SIZE_MAX / 2 / sizeof *s->heap) {
+  size_t cap = s->capheap ? 2 * s->capheap : 64;
+  if (cap > SIZE_MAX / sizeof *s->heap) {
     s->rc = BAL_ENOMEM;
     return false;
   }
-  event *h = realloc(s->heap, 2 * cap * sizeof *h);
+  event *h = realloc(s->heap, cap * sizeof *h);
   if (!h) {
     s->rc = BAL_ENOMEM;
     return false;
   }
   s->heap = h;
-  s->capheap = 2 * cap;
+  s->capheap = cap;
   return true;
 }
 

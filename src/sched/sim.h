@@ -105,8 +105,9 @@ struct bal__sched_sim {
   int32_t *bucket_count;
   int64_t *sizes; /* distinct node counts present, ascending */
   int32_t nsizes;
-  /* completion events: binary min-heap, grown on demand up to the bound
-   * in sched.h (1 + 3 max_mates per job); rc records a failed growth */
+  /* completion events: binary min-heap, grown on demand (never past the
+   * bound in sched.h, 1 + 3 max_mates events per job); rc records a
+   * failed growth */
   event *heap;
   size_t nheap, capheap;
   int rc;

@@ -1,7 +1,9 @@
 /* libFuzzer target for the SWF reader: any bytes, strict and lenient, must
  * give BAL_OK or BAL_EFORMAT (never crash, leak or read out of bounds), and
  * an accepted trace must be sorted with resolved fields. A small simulation
- * runs on what was accepted. Build: clang -fsanitize=fuzzer,address. */
+ * runs on what was accepted, under a policy of the registry picked by the
+ * input's length, and must keep its node accounting. Build: clang
+ * -fsanitize=fuzzer,address (tests/fuzz/run.sh). */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -31,7 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     bal_sched_config_init(&cfg);
     cfg.nodes = 8;
     cfg.cores_per_node = 4;
-    cfg.policy = (size & 1) ? "sd" : "easy";
+    int64_t npolicies = 0;
+    while (bal_sched_policy_name(npolicies)) npolicies++;
+    cfg.policy = bal_sched_policy_name((int64_t)(size % (size_t)npolicies));
     cfg.check_invariants = true;
     bal_sched_result *r = NULL;
     if (bal_sched_run(t, &cfg, &r) == BAL_OK) {
