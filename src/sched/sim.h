@@ -55,7 +55,8 @@ typedef struct sjob {
   int32_t host_next; /* next mate of the same guest, -1 */
   int32_t mate_head; /* guest: first of its mates, -1 */
   int64_t full_nodes; /* guest: nodes inherited from mates that ended */
-  int32_t nmates, times_mate; /* at most BAL_SCHED_MAX_MATES; fewer than the jobs */
+  int32_t nmates;     /* guest: its mates, <= BAL_SCHED_MAX_MATES */
+  int32_t times_mate; /* guests hosted, < the jobs */
   int32_t run_pos;  /* 1 while in sim.run, else -1 */
   int32_t bprev, bnext; /* shareable bucket list links */
   bool in_bucket;

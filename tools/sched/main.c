@@ -40,6 +40,7 @@ static void usage(FILE *out) {
           "  --from S, --to S      keep jobs submitted in [S, S) seconds (log time)\n"
           "  --first N             keep only the first N jobs (after the other filters)\n"
           "  --lenient             skip and count malformed lines instead of failing\n"
+          "                        (a file with no valid job line still fails)\n"
           "Machine (default: the header's MaxNodes/MaxProcs when they determine both):\n"
           "  --nodes N             number of nodes\n"
           "  --cores-per-node C    cores per node; a job gets ceil(procs / C) nodes\n"
