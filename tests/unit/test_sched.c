@@ -342,6 +342,24 @@ static void policy_registry(void **state) {
   bal_swf_trace_destroy(t);
 }
 
+/* bal_sched_run()'s code; a result is released, and on error out must be
+ * untouched. */
+static int run_rc(const bal_swf_trace *t, const bal_sched_config *cfg) {
+  bal_sched_result *r = NULL;
+  int rc = bal_sched_run(t, cfg, &r);
+  if (rc == BAL_OK) assert_non_null(r);
+  else assert_null(r);
+  bal_sched_result_destroy(r);
+  return rc;
+}
+
+static void small_machine(bal_sched_config *cfg, const char *policy) {
+  bal_sched_config_init(cfg);
+  cfg->policy = policy;
+  cfg->nodes = 4;
+  cfg->cores_per_node = 1;
+}
+
 static void policy_settings(void **state) {
   (void)state;
   bal_sched_config cfg;
@@ -378,32 +396,20 @@ static void policy_settings(void **state) {
 
   /* at run time the running policy judges its own settings */
   bal_swf_trace *t = tiny_trace();
-  bal_sched_result *r = NULL;
-  bal_sched_config_init(&cfg);
-  cfg.nodes = 4;
-  cfg.cores_per_node = 1;
-  cfg.policy = "sd";
+  small_machine(&cfg, "sd");
   assert_int_equal(bal_sched_config_set(&cfg, "sd.mate_cost", "bogus"), BAL_OK);
-  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL);
   assert_int_equal(bal_sched_config_set(&cfg, "sd.mate_cost", "sum"), BAL_OK);
   assert_int_equal(bal_sched_config_set(&cfg, "easy.anything", "1"), BAL_OK);
-  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_OK); /* another policy's: ignored */
-  bal_sched_result_destroy(r);
-  r = NULL;
+  assert_int_equal(run_rc(t, &cfg), BAL_OK); /* another policy's: ignored */
   cfg.policy = "easy"; /* easy takes no settings */
-  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
-  bal_sched_config_init(&cfg);
-  cfg.nodes = 4;
-  cfg.cores_per_node = 1;
-  cfg.policy = "sd";
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL);
+  small_machine(&cfg, "sd");
   assert_int_equal(bal_sched_config_set(&cfg, "sd.no_such_setting", "1"), BAL_OK);
-  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
-  bal_sched_config_init(&cfg);
-  cfg.nodes = 4;
-  cfg.cores_per_node = 1;
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL);
+  small_machine(&cfg, "easy");
   assert_int_equal(bal_sched_config_set(&cfg, "lottery.x", "1"), BAL_OK);
-  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL); /* names no policy */
-  assert_null(r);
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL); /* names no policy */
   bal_swf_trace_destroy(t);
 }
 
@@ -413,45 +419,39 @@ static void documented_limits(void **state) {
   (void)state;
   bal_swf_trace *t = tiny_trace();
   bal_sched_config cfg;
-  bal_sched_result *r = NULL;
   bal_sched_config_init(&cfg);
   cfg.policy = "easy"; /* allocates nothing per node: the largest machine runs */
   cfg.nodes = BAL_SCHED_MAX_NODES;
   cfg.cores_per_node = BAL_SCHED_MAX_NODES;
-  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_OK);
-  bal_sched_result_destroy(r);
-  r = NULL;
+  assert_int_equal(run_rc(t, &cfg), BAL_OK);
   cfg.nodes = BAL_SCHED_MAX_NODES + 1;
-  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL);
   cfg.nodes = 4;
   cfg.cores_per_node = BAL_SCHED_MAX_NODES + 1;
-  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL);
   cfg.cores_per_node = 1;
   cfg.nodes = -1;
-  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL);
   cfg.nodes = 4;
   cfg.policy = "sd";
   cfg.max_mates = BAL_SCHED_MAX_MATES;
-  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_OK);
-  bal_sched_result_destroy(r);
-  r = NULL;
+  assert_int_equal(run_rc(t, &cfg), BAL_OK);
   cfg.max_mates = BAL_SCHED_MAX_MATES + 1;
-  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL);
   cfg.max_mates = 2;
   cfg.runtime_model = (bal_sched_runtime_model)7;
-  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL);
   cfg.runtime_model = BAL_SCHED_IDEAL;
   cfg.core_demand = (bal_sched_core_demand)-1;
-  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL);
   cfg.core_demand = BAL_SCHED_DEMAND_PROCS;
   /* jobs: at most BAL_SCHED_MAX_JOBS (the bound on the event heap follows
    * from it); checked before any job is read, so a fake array will do */
   bal_swf_trace big = *t;
   big.njobs = BAL_SCHED_MAX_JOBS + 1;
-  assert_int_equal(bal_sched_run(&big, &cfg, &r), BAL_EINVAL);
+  assert_int_equal(run_rc(&big, &cfg), BAL_EINVAL);
   big.njobs = -1;
-  assert_int_equal(bal_sched_run(&big, &cfg, &r), BAL_EINVAL);
-  assert_null(r);
+  assert_int_equal(run_rc(&big, &cfg), BAL_EINVAL);
   bal_swf_trace_destroy(t);
 }
 
