@@ -13,14 +13,20 @@
  *    both −1: the job is dropped and counted (`dropped_no_procs`);
  *  - runtime < 0: dropped and counted (`dropped_no_runtime`);
  *  - requested time −1 (or missing): the runtime is used and the job is
- *    flagged #BAL_SWF_REQ_TIME_FROM_RUNTIME;
+ *    flagged (bal_swf_job::req_time_from_runtime);
  *  - runtime > requested time: kept and counted (jobs run their real
  *    runtime in the simulator; predictions use the requested time);
  *  - runtime 0: kept and counted;
  *  - submit times out of order: counted, and the jobs are sorted by submit
  *    time then job number (stable).
  * Jobs larger than the machine are rejected by the simulator (it knows the
- * machine); see bal_sched_run().
+ * machine); see bal_sched_run(). Format: [Feitelson 2014].
+ *
+ * Lenient mode skips malformed lines; a text in which every non-comment
+ * line was malformed is not a trace (a PNG, say), and the readers return
+ * BAL_EFORMAT for it ("no valid job lines") rather than an empty trace. A
+ * text with no job lines at all (only comments, or nothing) is a valid,
+ * empty trace.
  */
 #ifndef BALLAST_SWF_H
 #define BALLAST_SWF_H
@@ -32,13 +38,6 @@
 
 BAL_BEGIN_DECLS
 
-/** Job flags (bal_swf_job::flags). */
-enum bal_swf_flag {
-  BAL_SWF_REQ_TIME_FROM_RUNTIME = 1, /**< requested time was −1: set to the runtime */
-  BAL_SWF_PROCS_FROM_ALLOC = 2,      /**< requested procs was −1: set to allocated */
-  BAL_SWF_RUNTIME_OVER_REQ = 4       /**< the job ran longer than it requested */
-};
-
 /** One job as the simulator needs it (times in seconds). */
 typedef struct bal_swf_job {
   int64_t id;        /**< field 1, job number */
@@ -46,10 +45,12 @@ typedef struct bal_swf_job {
   int64_t runtime;   /**< field 4, run time (>= 0) */
   int64_t procs;     /**< field 8, or field 5 when field 8 is −1 (>= 1) */
   int64_t req_time;  /**< field 9, or the runtime when −1 (>= 0) */
-  int32_t status;    /**< field 11 (−1 unknown) */
-  int32_t user;      /**< field 12 (−1 unknown) */
-  int32_t partition; /**< field 16 (−1 unknown) */
-  int32_t flags;     /**< `BAL_SWF_*` flags */
+  int64_t status;    /**< field 11 (−1 unknown) */
+  int64_t user;      /**< field 12 (−1 unknown) */
+  int64_t partition; /**< field 16 (−1 unknown) */
+  bool req_time_from_runtime; /**< requested time was −1: set to the runtime */
+  bool procs_from_alloc;      /**< requested procs was −1: set to allocated */
+  bool runtime_over_req;      /**< the job ran longer than it requested */
 } bal_swf_job;
 
 /** Values read from the header comments (−1 when absent). */
@@ -57,7 +58,7 @@ typedef struct bal_swf_header {
   int64_t max_nodes;       /**< `; MaxNodes:` */
   int64_t max_procs;       /**< `; MaxProcs:` */
   int64_t unix_start_time; /**< `; UnixStartTime:` */
-  int32_t partitions;      /**< number of `; Partition:` lines */
+  int64_t partitions;      /**< number of `; Partition:` lines */
 } bal_swf_header;
 
 /** What the reader met, counted (all counts are lines or jobs). */
@@ -93,10 +94,18 @@ typedef struct bal_swf_error {
   char message[160]; /**< what was wrong, NUL-terminated */
 } bal_swf_error;
 
-/** A loaded trace: jobs sorted by submit time then job number. */
+/**
+ * A loaded trace: jobs sorted by submit time then job number.
+ *
+ * The one exception to Ballast's opaque handles (docs/CONVENTIONS.md): a
+ * transparent, read-only array of jobs, because tools, the fuzzer and
+ * replays read it directly. Only the readers fill it and only
+ * bal_swf_trace_destroy() frees it; never write to it (bal_sched_run()
+ * takes it as const).
+ */
 typedef struct bal_swf_trace {
   bal_swf_job *jobs; /**< njobs entries, owned by the trace */
-  size_t njobs;
+  int64_t njobs;     /**< jobs kept (= stats.jobs) */
   bal_swf_header header;
   bal_swf_stats stats;
 } bal_swf_trace;
@@ -115,8 +124,11 @@ BAL_API int bal_swf_options_init(bal_swf_options *opt);
  * @param out  receives the trace (release with bal_swf_trace_destroy()).
  * @param err  optional; on BAL_EFORMAT receives the line and the reason.
  * @return BAL_OK; BAL_EINVAL (NULL path/out, bad options); BAL_EIO (cannot
- *         open or read, corrupt gzip data); BAL_EFORMAT (malformed line,
- *         strict mode); BAL_ENOMEM.
+ *         open or read, corrupt gzip data); BAL_EFORMAT (strict mode: a
+ *         malformed line — a field that is not a number, a number of more
+ *         than 18 digits or of magnitude 9e17 or more ("too large"), not 18
+ *         fields; lenient mode: every job line malformed, err->line 0);
+ *         BAL_ENOMEM.
  * Thread-safety: safe (no shared state).
  */
 BAL_API int bal_swf_read_file(const char *path, const bal_swf_options *opt, bal_swf_trace **out,

@@ -10,7 +10,7 @@
  * of mates that ended before it (the others go back with their mates). */
 static int64_t returns(const sjob *jb) { return jb->nmates > 0 ? jb->full_nodes : jb->nodes; }
 
-void bal__reserve(const bal__sim *s, int64_t need, bal__reservation *r) {
+void bal__sched_reserve(const bal__sched_sim *s, int64_t need, bal__sched_reservation *r) {
   int64_t avail = s->free_nodes;
   r->head_nodes = need;
   r->shadow = INFINITY;
@@ -39,7 +39,7 @@ void bal__reserve(const bal__sim *s, int64_t need, bal__reservation *r) {
   r->extra = avail - need;
 }
 
-double bal__static_start(const bal__sim *s, int64_t need, double req, const bal__reservation *r) {
+double bal__sched_static_start(const bal__sched_sim *s, int64_t need, double req, const bal__sched_reservation *r) {
   double t1 = INFINITY, t2 = INFINITY;
   int64_t avail = s->free_nodes, need2 = need + r->head_nodes;
   if (avail >= need) t1 = s->now;
@@ -58,18 +58,18 @@ double bal__static_start(const bal__sim *s, int64_t need, double req, const bal_
   return fmax(t1, fmin(r->shadow + r->head_req, t2));
 }
 
-void bal__backfill_pass(bal__sim *s, bal__malleable_fn malleable) {
+void bal__sched_backfill_pass(bal__sched_sim *s, bal__sched_malleable_fn malleable) {
   bool have = false;
-  bal__reservation r = {0};
+  bal__sched_reservation r = {0};
   for (int32_t i = 0; i < s->nqueue; i++) {
     int32_t j = s->queue[i];
     sjob *jb = &s->jobs[j];
     if (!have) {
       if (jb->nodes <= s->free_nodes) {
-        bal__sim_start_static(s, j);
+        bal__sched_start_static(s, j);
         continue;
       }
-      bal__reserve(s, jb->nodes, &r);
+      bal__sched_reserve(s, jb->nodes, &r);
       r.head_req = jb->req;
       if (malleable && malleable(s, j, &r, true)) continue;
       if (jb->reservation < 0) jb->reservation = r.shadow;
@@ -79,7 +79,7 @@ void bal__backfill_pass(bal__sim *s, bal__malleable_fn malleable) {
     if (jb->nodes <= s->free_nodes) {
       bool ends_in_time = s->now + jb->req <= r.shadow;
       if (ends_in_time || jb->nodes <= r.extra) {
-        bal__sim_start_static(s, j);
+        bal__sched_start_static(s, j);
         if (!ends_in_time) r.extra -= jb->nodes;
         continue;
       }

@@ -6,13 +6,13 @@
 
 #include "sim.h"
 
-static bool before(const bal__sim *s, int32_t a, int32_t b) {
+static bool before(const bal__sched_sim *s, int32_t a, int32_t b) {
   double pa = s->jobs[a].pred_end, pb = s->jobs[b].pred_end;
   return pa < pb || (pa == pb && a < b);
 }
 
 /* First position whose job does not come before j. */
-static int32_t lower(const bal__sim *s, int32_t j) {
+static int32_t lower(const bal__sched_sim *s, int32_t j) {
   int32_t lo = 0, hi = s->nrun;
   while (lo < hi) {
     int32_t mid = lo + (hi - lo) / 2;
@@ -22,7 +22,7 @@ static int32_t lower(const bal__sim *s, int32_t j) {
   return lo;
 }
 
-void bal__run_insert(bal__sim *s, int32_t j) {
+void bal__sched_run_insert(bal__sched_sim *s, int32_t j) {
   int32_t pos = lower(s, j);
   memmove(s->run + pos + 1, s->run + pos, (size_t)(s->nrun - pos) * sizeof *s->run);
   s->run[pos] = j;
@@ -31,7 +31,7 @@ void bal__run_insert(bal__sim *s, int32_t j) {
   s->psd_sum += s->jobs[j].psd;
 }
 
-void bal__run_remove(bal__sim *s, int32_t j) {
+void bal__sched_run_remove(bal__sched_sim *s, int32_t j) {
   int32_t pos = lower(s, j); /* (pred_end, index) is unique: this is j */
   memmove(s->run + pos, s->run + pos + 1, (size_t)(s->nrun - pos - 1) * sizeof *s->run);
   s->nrun--;
@@ -39,16 +39,16 @@ void bal__run_remove(bal__sim *s, int32_t j) {
   s->psd_sum -= s->jobs[j].psd;
 }
 
-void bal__run_set_pred(bal__sim *s, int32_t j, double pred) {
+void bal__sched_run_set_pred(bal__sched_sim *s, int32_t j, double pred) {
   sjob *jb = &s->jobs[j];
   bool running = jb->run_pos >= 0;
-  if (running) bal__run_remove(s, j);
+  if (running) bal__sched_run_remove(s, j);
   jb->pred_end = pred;
   jb->psd = (pred - jb->submit) / (jb->req > 1 ? jb->req : 1);
-  if (running) bal__run_insert(s, j);
+  if (running) bal__sched_run_insert(s, j);
 }
 
-static void size_insert(bal__sim *s, int64_t w) {
+static void size_insert(bal__sched_sim *s, int64_t w) {
   int32_t lo = 0, hi = s->nsizes;
   while (lo < hi) {
     int32_t mid = lo + (hi - lo) / 2;
@@ -60,14 +60,14 @@ static void size_insert(bal__sim *s, int64_t w) {
   s->nsizes++;
 }
 
-static void size_erase(bal__sim *s, int64_t w) {
+static void size_erase(bal__sched_sim *s, int64_t w) {
   int32_t i = 0;
   while (s->sizes[i] != w) i++;
   memmove(s->sizes + i, s->sizes + i + 1, (size_t)(s->nsizes - i - 1) * sizeof *s->sizes);
   s->nsizes--;
 }
 
-void bal__bucket_add(bal__sim *s, int32_t j) {
+void bal__sched_bucket_add(bal__sched_sim *s, int32_t j) {
   sjob *jb = &s->jobs[j];
   int64_t w = jb->nodes;
   jb->bprev = -1;
@@ -78,7 +78,7 @@ void bal__bucket_add(bal__sim *s, int32_t j) {
   jb->in_bucket = true;
 }
 
-void bal__bucket_remove(bal__sim *s, int32_t j) {
+void bal__sched_bucket_remove(bal__sched_sim *s, int32_t j) {
   sjob *jb = &s->jobs[j];
   if (!jb->in_bucket) return;
   int64_t w = jb->nodes;

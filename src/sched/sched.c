@@ -1,18 +1,18 @@
-/* Public entry points of the simulator: configuration, setting up the
- * simulation from a trace, and the result with its summary metrics. */
+/* Public entry points of the simulator: configuration and policy settings,
+ * setting up the simulation from a trace, and the result with its summary
+ * metrics. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/rng.h"
 #include "sim.h"
 
-#define MAX_MATES 16
-
 struct bal_sched_result {
   bal_sched_summary summary;
   bal_sched_job *jobs;
-  size_t njobs;
+  int64_t njobs;
 };
 
 int bal_sched_config_init(bal_sched_config *cfg) {
@@ -29,16 +29,75 @@ int bal_sched_config_init(bal_sched_config *cfg) {
 }
 
 static bool valid(const bal_sched_config *c) {
-  return c->nodes > 0 && c->nodes <= INT32_MAX && c->cores_per_node > 0 &&
-         c->cores_per_node <= INT32_MAX && c->max_mates >= 1 && c->max_mates <= MAX_MATES &&
-         c->max_slowdown > 0 && !isnan(c->max_slowdown) && c->sharing_factor > 0 &&
-         c->sharing_factor < 1 &&
-         (c->runtime_model == BAL_SCHED_IDEAL || c->runtime_model == BAL_SCHED_WORST) &&
-         (c->core_demand == BAL_SCHED_DEMAND_PROCS || c->core_demand == BAL_SCHED_DEMAND_NODE) &&
-         c->malleable_fraction >= 0 && c->malleable_fraction <= 1;
+  return c->nodes > 0 && c->nodes <= BAL_SCHED_MAX_NODES && c->cores_per_node > 0 &&
+         c->cores_per_node <= BAL_SCHED_MAX_NODES && c->max_mates >= 1 &&
+         c->max_mates <= BAL_SCHED_MAX_MATES && c->max_slowdown > 0 && !isnan(c->max_slowdown) &&
+         c->sharing_factor > 0 && c->sharing_factor < 1 &&
+         ((int)c->runtime_model == BAL_SCHED_IDEAL || (int)c->runtime_model == BAL_SCHED_WORST) &&
+         ((int)c->core_demand == BAL_SCHED_DEMAND_PROCS ||
+          (int)c->core_demand == BAL_SCHED_DEMAND_NODE) &&
+         c->malleable_fraction >= 0 && c->malleable_fraction <= 1 && c->nsettings >= 0 &&
+         c->nsettings <= BAL_SCHED_MAX_SETTINGS;
 }
 
-static void release(bal__sim *s) {
+/* "<policy>.<name>": both parts non-empty, the whole shorter than the field. */
+static const char *setting_dot(const char *key) {
+  size_t len = strnlen(key, BAL_SCHED_SETTING_LEN);
+  const char *dot = strchr(key, '.');
+  if (len == 0 || len >= BAL_SCHED_SETTING_LEN || !dot || dot == key || dot[1] == '\0')
+    return NULL;
+  return dot;
+}
+
+static bal_sched_setting *find_setting(const bal_sched_config *cfg, const char *key) {
+  for (int64_t i = 0; i < cfg->nsettings && i < BAL_SCHED_MAX_SETTINGS; i++)
+    if (!strncmp(cfg->settings[i].key, key, BAL_SCHED_SETTING_LEN))
+      return (bal_sched_setting *)&cfg->settings[i];
+  return NULL;
+}
+
+int bal_sched_config_set(bal_sched_config *cfg, const char *key, const char *value) {
+  if (!cfg || !key || !value || !setting_dot(key) ||
+      strnlen(value, BAL_SCHED_SETTING_LEN) >= BAL_SCHED_SETTING_LEN ||
+      cfg->nsettings < 0 || cfg->nsettings > BAL_SCHED_MAX_SETTINGS)
+    return BAL_EINVAL;
+  bal_sched_setting *st = find_setting(cfg, key);
+  if (!st) {
+    if (cfg->nsettings == BAL_SCHED_MAX_SETTINGS) return BAL_EINVAL;
+    st = &cfg->settings[cfg->nsettings++];
+    strcpy(st->key, key);
+  }
+  strcpy(st->value, value);
+  return BAL_OK;
+}
+
+const char *bal_sched_config_get(const bal_sched_config *cfg, const char *key) {
+  if (!cfg || !key) return NULL;
+  const bal_sched_setting *st = find_setting(cfg, key);
+  return st ? st->value : NULL;
+}
+
+/* Hand the settings of the running policy to it; a setting naming no
+ * policy, or one its policy rejects, is BAL_EINVAL. */
+static int configure(bal__sched_sim *s, const bal_sched_config *cfg) {
+  if (s->policy->state_size > 0 && !(s->policy_state = calloc(1, s->policy->state_size)))
+    return BAL_ENOMEM;
+  for (int64_t i = 0; i < cfg->nsettings; i++) {
+    const bal_sched_setting *st = &cfg->settings[i];
+    if (!memchr(st->key, '\0', sizeof st->key) || !memchr(st->value, '\0', sizeof st->value))
+      return BAL_EINVAL;
+    const char *dot = setting_dot(st->key);
+    if (!dot) return BAL_EINVAL;
+    const bal__sched_policy *owner = bal__sched_policy_find(st->key, dot - st->key);
+    if (!owner) return BAL_EINVAL;
+    if (owner != s->policy) continue;
+    if (!owner->configure || owner->configure(s->policy_state, dot + 1, st->value) != BAL_OK)
+      return BAL_EINVAL;
+  }
+  return BAL_OK;
+}
+
+static void release(bal__sched_sim *s) {
   free(s->jobs);
   free(s->queue);
   free(s->run);
@@ -52,17 +111,20 @@ static void release(bal__sim *s) {
   free(s->best_stamp);
   free(s->fail_dur);
   free(s->fail_epoch);
+  free(s->policy_state);
 }
 
-static int setup(bal__sim *s, const bal_swf_trace *t, const bal_sched_config *cfg) {
-  size_t n = t->njobs;
+static int setup(bal__sched_sim *s, const bal_swf_trace *t, const bal_sched_config *cfg) {
+  size_t n = (size_t)t->njobs;
   size_t nodes = (size_t)cfg->nodes + 1, m = (size_t)cfg->max_mates;
+  /* sizes in bytes must not wrap (only possible where size_t is 32-bit) */
+  if (n + 16 > SIZE_MAX / sizeof *s->jobs || nodes > SIZE_MAX / (m * sizeof(double)))
+    return BAL_ENOMEM;
   s->jobs = calloc(n + 1, sizeof *s->jobs);
   s->queue = malloc((n + 1) * sizeof *s->queue);
   s->run = malloc((n + 1) * sizeof *s->run);
-  s->capheap = (int32_t)(n * (s->policy->sharing ? 1 + 3 * m : 1) + 16);
-  s->heap = malloc((size_t)s->capheap * sizeof *s->heap);
-  if (!s->jobs || !s->queue || !s->run || !s->heap) return BAL_ENOMEM;
+  /* the event heap is allocated and grown by sim.c, as events arrive */
+  if (!s->jobs || !s->queue || !s->run) return BAL_ENOMEM;
   if (s->policy->sharing) {
     s->bucket_head = malloc(nodes * sizeof *s->bucket_head);
     s->bucket_count = calloc(nodes, sizeof *s->bucket_count);
@@ -96,13 +158,13 @@ static int setup(bal__sim *s, const bal_swf_trace *t, const bal_sched_config *cf
     jb->guest = jb->host_next = jb->mate_head = -1;
     jb->run_pos = jb->bprev = jb->bnext = -1;
   }
-  s->njobs = (int32_t)n;
+  s->njobs = (int32_t)n; /* n <= BAL_SCHED_MAX_JOBS, checked by bal_sched_run() */
   s->free_nodes = s->nodes;
   s->epoch = 1;
   return BAL_OK;
 }
 
-static void summarize(const bal__sim *s, bal_sched_result *res, const bal_swf_trace *t) {
+static void summarize(const bal__sched_sim *s, bal_sched_result *res, const bal_swf_trace *t) {
   bal_sched_summary *sum = &res->summary;
   double first = INFINITY, last = -INFINITY, wait = 0, resp = 0, sd = 0, bsd = 0, work = 0;
   int64_t n = 0;
@@ -138,6 +200,9 @@ static void summarize(const bal__sim *s, bal_sched_result *res, const bal_swf_tr
     if (jb->times_mate > 0) sum->mates++;
   }
   sum->jobs = n;
+  /* no job ran: the averages are undefined, not 0 (sched.h) */
+  sum->makespan = sum->avg_wait = sum->avg_response = sum->avg_slowdown = NAN;
+  sum->avg_bounded_slowdown = sum->utilization = NAN;
   if (n > 0) {
     sum->makespan = last - first;
     sum->avg_wait = wait / (double)n;
@@ -155,30 +220,35 @@ static void summarize(const bal__sim *s, bal_sched_result *res, const bal_swf_tr
 
 int bal_sched_run(const bal_swf_trace *trace, const bal_sched_config *cfg,
                   bal_sched_result **out) {
-  if (!trace || !cfg || !out || (!trace->jobs && trace->njobs > 0)) return BAL_EINVAL;
-  if (trace->njobs >= (size_t)INT32_MAX / 8) return BAL_ERANGE;
-  const bal__policy *policy = bal__policy_find(cfg->policy);
+  if (!trace || !cfg || !out || trace->njobs < 0 || (!trace->jobs && trace->njobs > 0))
+    return BAL_EINVAL;
+  if (trace->njobs > BAL_SCHED_MAX_JOBS) return BAL_EINVAL;
+  const bal__sched_policy *policy = bal__sched_policy_find(cfg->policy, -1);
   if (!policy || !valid(cfg)) return BAL_EINVAL;
-  bal__sim s;
+  bal__sched_sim s;
   memset(&s, 0, sizeof s);
   s.cfg = cfg;
   s.policy = policy;
   s.nodes = cfg->nodes;
   s.cpn = cfg->cores_per_node;
   s.guest_cores = (int64_t)floor(cfg->sharing_factor * (double)cfg->cores_per_node);
-  bal_sched_result *res = calloc(1, sizeof *res);
-  int rc = res ? setup(&s, trace, cfg) : BAL_ENOMEM;
+  int rc = configure(&s, cfg);
+  bal_sched_result *res = NULL;
   if (rc == BAL_OK) {
-    res->jobs = calloc(trace->njobs + 1, sizeof *res->jobs);
+    res = calloc(1, sizeof *res);
+    rc = res ? setup(&s, trace, cfg) : BAL_ENOMEM;
+  }
+  if (rc == BAL_OK) {
+    res->jobs = calloc((size_t)trace->njobs + 1, sizeof *res->jobs);
     if (!res->jobs) rc = BAL_ENOMEM;
   }
+  if (rc == BAL_OK) rc = bal__sched_loop(&s);
   if (rc != BAL_OK) {
     release(&s);
     if (res) free(res->jobs);
     free(res);
     return rc;
   }
-  bal__sim_loop(&s);
   res->njobs = trace->njobs;
   summarize(&s, res, trace);
   release(&s);
@@ -190,7 +260,7 @@ const bal_sched_summary *bal_sched_result_summary(const bal_sched_result *r) {
   return r ? &r->summary : NULL;
 }
 
-const bal_sched_job *bal_sched_result_jobs(const bal_sched_result *r, size_t *n) {
+const bal_sched_job *bal_sched_result_jobs(const bal_sched_result *r, int64_t *n) {
   if (!r) return NULL;
   if (n) *n = r->njobs;
   return r->jobs;

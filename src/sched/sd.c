@@ -1,25 +1,34 @@
-/* sd: SD-Policy (seed 003, Listing 1). The EASY pass, and for each job that
- * cannot start statically and is malleable: predict its end without
- * malleability (static start estimate + requested time) and with it (start
- * now, requested time stretched by the worst-case model, Eq. 6: the guest
- * gets floor(SharingFactor x cores) per node); when sharing ends earlier,
- * pick mates (mates.c) and start it inside their nodes. */
+/* sd: SD-Policy ([D'Amico 2019] §3, Listing 1): the EASY pass, and for each
+ * job that cannot start statically a malleable start (malleable.c).
+ * Settings: "sd.mate_cost" = "nodes" (default: a choice of mates costs
+ * Σ p × nodes, as the SLURM implementation weighs it) or "sum" (Σ p,
+ * Eq. 1 as printed). A variant is a copy of this file with its own name,
+ * settings and malleable hook, plus a line in policy.c. */
+#include <string.h>
+
 #include "sim.h"
 
-static bool try_malleable(bal__sim *s, int32_t j, const bal__reservation *r, bool head) {
-  sjob *jb = &s->jobs[j];
-  if (!jb->malleable || s->guest_cores < 1 || s->guest_cores >= s->cpn) return false;
-  double dur = jb->req / bal__share_rate(s->guest_cores, jb->demand);
-  int32_t mates[64];
-  int n = bal__select_mates(s, j, dur, mates);
-  if (n == 0) return false;
-  double start = head ? r->shadow : bal__static_start(s, jb->nodes, jb->req, r);
-  double static_end = start - s->now + jb->req;
-  if (!(static_end > dur)) return false;
-  bal__sim_start_guest(s, j, mates, n);
-  return true;
+typedef struct sd_state {
+  bal__sched_mate_cost cost;
+} sd_state;
+
+static int configure(void *state, const char *key, const char *value) {
+  sd_state *st = state;
+  if (strcmp(key, "mate_cost") != 0) return BAL_EINVAL;
+  if (!strcmp(value, "nodes")) st->cost = BAL__SCHED_COST_NODES;
+  else if (!strcmp(value, "sum")) st->cost = BAL__SCHED_COST_SUM;
+  else return BAL_EINVAL;
+  return BAL_OK;
 }
 
-static void schedule(bal__sim *s) { bal__backfill_pass(s, try_malleable); }
+static bool try_malleable(bal__sched_sim *s, int32_t j, const bal__sched_reservation *r,
+                          bool head) {
+  const sd_state *st = s->policy_state;
+  return bal__sched_start_malleable(s, j, r, head, st->cost);
+}
 
-const bal__policy bal__policy_sd = {"sd", true, schedule};
+static void schedule(bal__sched_sim *s) { bal__sched_backfill_pass(s, try_malleable); }
+
+const bal__sched_policy bal__sched_policy_sd = {
+    .name = "sd", .sharing = true, .state_size = sizeof(sd_state), .configure = configure,
+    .schedule = schedule};

@@ -4,16 +4,40 @@
 #include "sim.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 
-double bal__share_rate(int64_t cores, int64_t demand) {
+double bal__sched_share_rate(int64_t cores, int64_t demand) {
   return cores >= demand ? 1.0 : (double)cores / (double)demand;
 }
 
-static void heap_push(bal__sim *s, double t, int32_t j) {
+/* Make room for one more event, doubling from 64: the heap holds the live
+ * event of each running job plus stale ones not yet popped, far fewer than
+ * the bound in sched.h in practice. On failure record BAL_ENOMEM (the loop
+ * stops there). */
+static bool heap_reserve(bal__sched_sim *s) {
+  if (s->nheap < s->capheap) return true;
+  size_t cap = s->capheap ? 2 * s->capheap : 64;
+  if (cap > SIZE_MAX / sizeof *s->heap) {
+    s->rc = BAL_ENOMEM;
+    return false;
+  }
+  event *h = realloc(s->heap, cap * sizeof *h);
+  if (!h) {
+    s->rc = BAL_ENOMEM;
+    return false;
+  }
+  s->heap = h;
+  s->capheap = cap;
+  return true;
+}
+
+static void heap_push(bal__sched_sim *s, double t, int32_t j) {
+  if (!heap_reserve(s)) return;
   event e = {t, j, s->jobs[j].gen};
-  int32_t i = s->nheap++;
+  size_t i = s->nheap++;
   while (i > 0) {
-    int32_t p = (i - 1) / 2;
+    size_t p = (i - 1) / 2;
     if (s->heap[p].t <= t) break;
     s->heap[i] = s->heap[p];
     i = p;
@@ -21,11 +45,11 @@ static void heap_push(bal__sim *s, double t, int32_t j) {
   s->heap[i] = e;
 }
 
-static event heap_pop(bal__sim *s) {
+static event heap_pop(bal__sched_sim *s) {
   event top = s->heap[0], last = s->heap[--s->nheap];
-  int32_t i = 0, n = s->nheap;
+  size_t i = 0, n = s->nheap;
   for (;;) {
-    int32_t c = 2 * i + 1;
+    size_t c = 2 * i + 1;
     if (c >= n) break;
     if (c + 1 < n && s->heap[c + 1].t < s->heap[c].t) c++;
     if (s->heap[c].t >= last.t) break;
@@ -37,18 +61,18 @@ static event heap_pop(bal__sim *s) {
 }
 
 /* Bring j's remaining work up to now (before its rate changes). */
-static void catch_up(bal__sim *s, sjob *jb) {
+static void catch_up(bal__sched_sim *s, sjob *jb) {
   jb->work_left -= jb->rate * (s->now - jb->last);
   if (jb->work_left < 0) jb->work_left = 0;
   jb->last = s->now;
 }
 
-/* (Re)schedule j's completion at its current rate; older events go stale.
- * The heap holds at most one live event per running job plus stale ones,
- * bounded by the number of rate changes: 2 per job plus 2 per mate. */
-/* Capacity: pushes are 1 per job plus at most 3 per mate selection, and the
- * heap is sized for that in setup(). */
-static void schedule_end(bal__sim *s, int32_t j) {
+/* (Re)schedule j's completion at its current rate; older events go stale
+ * and are dropped when they reach the top. Pushes bound the heap: one per
+ * start, and per mate selection at most three (the mate shrinks, the mate
+ * expands back when its guest ends, or the guest expands when that mate
+ * ends first): at most 1 + 3 max_mates per job, as sched.h states. */
+static void schedule_end(bal__sched_sim *s, int32_t j) {
   sjob *jb = &s->jobs[j];
   jb->gen++;
   heap_push(s, s->now + jb->work_left / jb->rate, j);
@@ -57,12 +81,12 @@ static void schedule_end(bal__sim *s, int32_t j) {
 static double done_work(const sjob *jb) { return jb->runtime - jb->work_left; }
 
 /* Worst-case (Eq. 6) progress rate of guest g while any mate still shares. */
-static double guest_predicted_rate(const bal__sim *s, const sjob *g) {
-  return g->mate_head >= 0 ? bal__share_rate(s->guest_cores, g->demand) : 1.0;
+static double guest_predicted_rate(const bal__sched_sim *s, const sjob *g) {
+  return g->mate_head >= 0 ? bal__sched_share_rate(s->guest_cores, g->demand) : 1.0;
 }
 
 /* Predicted end from the requested time: the scheduler's view. */
-static void predict(bal__sim *s, int32_t j) {
+static void predict(bal__sched_sim *s, int32_t j) {
   sjob *jb = &s->jobs[j];
   double rem = fmax(0.0, jb->req - done_work(jb)), pred;
   if (jb->nmates > 0) {
@@ -73,19 +97,19 @@ static void predict(bal__sim *s, int32_t j) {
   } else {
     pred = s->now + rem;
   }
-  bal__run_set_pred(s, j, pred);
+  bal__sched_run_set_pred(s, j, pred);
 }
 
 /* Actual progress rate of guest g under the configured runtime model. */
-static double guest_rate(const bal__sim *s, const sjob *g) {
+static double guest_rate(const bal__sched_sim *s, const sjob *g) {
   int64_t shared = g->nodes - g->full_nodes;
   if (shared <= 0) return 1.0;
-  double f = bal__share_rate(s->guest_cores, g->demand);
+  double f = bal__sched_share_rate(s->guest_cores, g->demand);
   if (s->cfg->runtime_model == BAL_SCHED_WORST) return f;
   return (f * (double)shared + (double)g->full_nodes) / (double)g->nodes;
 }
 
-static void begin(bal__sim *s, int32_t j, double rate) {
+static void begin(bal__sched_sim *s, int32_t j, double rate) {
   sjob *jb = &s->jobs[j];
   s->epoch++;
   jb->state = JOB_RUNNING;
@@ -95,51 +119,51 @@ static void begin(bal__sim *s, int32_t j, double rate) {
   jb->rate = rate;
 }
 
-void bal__sim_start_static(bal__sim *s, int32_t j) {
+void bal__sched_start_static(bal__sched_sim *s, int32_t j) {
   sjob *jb = &s->jobs[j];
   begin(s, j, 1.0);
   s->free_nodes -= jb->nodes;
   jb->pred_end = s->now + jb->req;
   jb->psd = (jb->pred_end - jb->submit) / fmax(1.0, jb->req);
-  bal__run_insert(s, j);
-  if (s->policy->sharing && jb->malleable) bal__bucket_add(s, j);
+  bal__sched_run_insert(s, j);
+  if (s->policy->sharing && jb->malleable) bal__sched_bucket_add(s, j);
   schedule_end(s, j);
 }
 
-void bal__sim_start_guest(bal__sim *s, int32_t j, const int32_t *mates, int nmates) {
+void bal__sched_start_guest(bal__sched_sim *s, int32_t j, const int32_t *mates, int nmates) {
   sjob *g = &s->jobs[j];
-  begin(s, j, bal__share_rate(s->guest_cores, g->demand));
+  begin(s, j, bal__sched_share_rate(s->guest_cores, g->demand));
   g->nmates = nmates;
   g->full_nodes = 0;
   g->mate_head = -1;
   for (int i = nmates - 1; i >= 0; i--) {
     sjob *m = &s->jobs[mates[i]];
     catch_up(s, m);
-    bal__bucket_remove(s, mates[i]);
+    bal__sched_bucket_remove(s, mates[i]);
     m->guest = j;
     m->host_next = g->mate_head;
     g->mate_head = mates[i];
-    m->rate = bal__share_rate(s->cpn - s->guest_cores, m->demand);
+    m->rate = bal__sched_share_rate(s->cpn - s->guest_cores, m->demand);
     m->times_mate++;
     schedule_end(s, mates[i]);
   }
   g->pred_end = s->now + g->req / g->rate;
   g->psd = (g->pred_end - g->submit) / fmax(1.0, g->req);
-  bal__run_insert(s, j);
+  bal__sched_run_insert(s, j);
   for (int i = 0; i < nmates; i++) predict(s, mates[i]);
   schedule_end(s, j);
   s->malleable_starts++;
   s->mate_selections += nmates;
 }
 
-static void finish(bal__sim *s, int32_t j) {
+static void finish(bal__sched_sim *s, int32_t j) {
   sjob *jb = &s->jobs[j];
   s->epoch++;
   jb->state = JOB_DONE;
   jb->end = s->now;
   jb->work_left = 0;
-  bal__run_remove(s, j);
-  bal__bucket_remove(s, j);
+  bal__sched_run_remove(s, j);
+  bal__sched_bucket_remove(s, j);
   if (jb->guest >= 0) {
     /* A mate ends first: its nodes pass to the guest, which expands there. */
     int32_t gi = jb->guest;
@@ -169,7 +193,7 @@ static void finish(bal__sim *s, int32_t j) {
       mb->rate = 1.0;
       predict(s, m);
       schedule_end(s, m);
-      if (mb->malleable) bal__bucket_add(s, m);
+      if (mb->malleable) bal__sched_bucket_add(s, m);
       m = next;
     }
     jb->mate_head = -1;
@@ -180,7 +204,7 @@ static void finish(bal__sim *s, int32_t j) {
 }
 
 /* Node conservation and sharing links, checked on request (tests). */
-static void check(bal__sim *s) {
+static void check(bal__sched_sim *s) {
   int64_t held = 0;
   bool ok = s->free_nodes >= 0;
   for (int32_t i = 0; i < s->nrun; i++) {
@@ -202,10 +226,10 @@ static void check(bal__sim *s) {
   if (!ok) s->violations++;
 }
 
-void bal__sim_loop(bal__sim *s) {
+int bal__sched_loop(bal__sched_sim *s) {
   int32_t next = 0;
   int64_t total = 2 * (int64_t)s->njobs, step = total / 100 + 1, shown = 0;
-  for (;;) {
+  while (s->rc == BAL_OK) {
     while (next < s->njobs && s->jobs[next].state == JOB_REJECTED) next++;
     double t = INFINITY;
     if (next < s->njobs) t = s->jobs[next].submit;
@@ -236,5 +260,6 @@ void bal__sim_loop(bal__sim *s) {
       s->cfg->progress(s->events, total, s->cfg->progress_arg);
     }
   }
-  if (s->cfg->progress) s->cfg->progress(total, total, s->cfg->progress_arg);
+  if (s->rc == BAL_OK && s->cfg->progress) s->cfg->progress(total, total, s->cfg->progress_arg);
+  return s->rc;
 }

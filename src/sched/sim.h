@@ -1,10 +1,34 @@
-/* Private: state of one simulation, shared by the event loop (sim.c), the
- * running-job indexes (running.c), the backfill machinery (backfill.c,
- * mates.c) and the policies (fcfs.c, easy.c, sd.c). */
+/* Private map of the sched module.
+ *
+ *  sched.c      public entry points: configuration and its settings, setup of
+ *               a simulation from a trace, the result and its summary
+ *  sim.c        the event loop: arrivals, completions, node accounting,
+ *               progress rates of shrunk jobs (runtime models), predictions
+ *  running.c    indexes over running jobs: by predicted end, and the
+ *               shareable jobs bucketed by node count
+ *  backfill.c   the EASY machinery: reservation, static start estimate, pass
+ *  mates.c      SD-Policy's mate selection ([D'Amico 2019] §3.2)
+ *  malleable.c  one malleable start (predict, pick mates, start as guest),
+ *               for sd and its variants
+ *  policy.c     the registry of policies; fcfs.c, easy.c, sd.c the policies
+ *  swf_parse.c, swf_read.c   the SWF reader (swf_internal.h)
+ *
+ * The life of one job: setup() copies it from the trace (PENDING, or
+ * REJECTED if larger than the machine); the loop queues it at its submit
+ * time (WAITING); the policy starts it statically or, under sd, as a guest
+ * on mates (RUNNING, with a completion event in the heap); rate changes
+ * reschedule that event (older ones go stale); it ends (DONE) and frees its
+ * nodes, or passes them to its guest or back to its mates.
+ *
+ * A new policy is one file defining a bal__sched_policy plus one line in
+ * policy.c. Its own settings ("<name>.<key>" in bal_sched_config) reach its
+ * configure() hook before the run, which stores them in its private state
+ * (state_size bytes, zeroed, at s->policy_state). */
 #ifndef BALLAST_SCHED_SIM_H
 #define BALLAST_SCHED_SIM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <ballast/sched.h>
@@ -31,7 +55,8 @@ typedef struct sjob {
   int32_t host_next; /* next mate of the same guest, -1 */
   int32_t mate_head; /* guest: first of its mates, -1 */
   int64_t full_nodes; /* guest: nodes inherited from mates that ended */
-  int32_t nmates, times_mate;
+  int32_t nmates;     /* guest: its mates, <= BAL_SCHED_MAX_MATES */
+  int32_t times_mate; /* guests hosted, < the jobs */
   int32_t run_pos;  /* 1 while in sim.run, else -1 */
   int32_t bprev, bnext; /* shareable bucket list links */
   bool in_bucket;
@@ -43,19 +68,26 @@ typedef struct event {
   uint32_t gen;
 } event;
 
-typedef struct bal__sim bal__sim;
+typedef struct bal__sched_sim bal__sched_sim;
 
-/* A policy: called after the events of each instant; starts jobs with
- * bal__sim_start_static() / bal__sim_start_guest(). */
-typedef struct bal__policy {
+/* A policy: schedule() is called after the events of each instant and
+ * starts jobs with bal__sched_start_static(), bal__sched_start_guest() or
+ * bal__sched_start_malleable(). */
+typedef struct bal__sched_policy {
   const char *name;
   bool sharing; /* uses mates: keep the shareable-job buckets */
-  void (*schedule)(bal__sim *s);
-} bal__policy;
+  /* Bytes of private state, zeroed before configure() (0 = none). */
+  size_t state_size;
+  /* One of its settings, "<name>.<key>" = value, before the run; BAL_OK or
+   * BAL_EINVAL for a key or value it does not take. NULL: it takes none. */
+  int (*configure)(void *state, const char *key, const char *value);
+  void (*schedule)(bal__sched_sim *s);
+} bal__sched_policy;
 
-struct bal__sim {
+struct bal__sched_sim {
   const bal_sched_config *cfg;
-  const bal__policy *policy;
+  const bal__sched_policy *policy;
+  void *policy_state; /* policy->state_size bytes, or NULL */
   sjob *jobs;
   int32_t njobs;
   int64_t nodes, cpn;
@@ -74,9 +106,12 @@ struct bal__sim {
   int32_t *bucket_count;
   int64_t *sizes; /* distinct node counts present, ascending */
   int32_t nsizes;
-  /* completion events: binary min-heap */
+  /* completion events: binary min-heap, grown on demand (never past the
+   * bound in sched.h, 1 + 3 max_mates events per job); rc records a
+   * failed growth */
   event *heap;
-  int32_t nheap, capheap;
+  size_t nheap, capheap;
+  int rc;
   /* mate-selection scratch (sd): per node count, up to max_mates best */
   int32_t *best_idx;
   double *best_p;
@@ -94,43 +129,61 @@ struct bal__sim {
 };
 
 /* running.c */
-void bal__run_insert(bal__sim *s, int32_t j);
-void bal__run_remove(bal__sim *s, int32_t j);
-void bal__run_set_pred(bal__sim *s, int32_t j, double pred);
-void bal__bucket_add(bal__sim *s, int32_t j);
-void bal__bucket_remove(bal__sim *s, int32_t j);
+void bal__sched_run_insert(bal__sched_sim *s, int32_t j);
+void bal__sched_run_remove(bal__sched_sim *s, int32_t j);
+void bal__sched_run_set_pred(bal__sched_sim *s, int32_t j, double pred);
+void bal__sched_bucket_add(bal__sched_sim *s, int32_t j);
+void bal__sched_bucket_remove(bal__sched_sim *s, int32_t j);
 
-/* sim.c: run the events to the end. */
-void bal__sim_loop(bal__sim *s);
+/* sim.c: run the events to the end; BAL_OK or BAL_ENOMEM (the event heap
+ * could not grow; the simulation stopped there). */
+int bal__sched_loop(bal__sched_sim *s);
 /* sim.c: starting jobs (the only way policies change the machine) */
-void bal__sim_start_static(bal__sim *s, int32_t j);
+void bal__sched_start_static(bal__sched_sim *s, int32_t j);
 /* Start guest j on the given mates (their nodes sum to j's nodes). */
-void bal__sim_start_guest(bal__sim *s, int32_t j, const int32_t *mates, int nmates);
+void bal__sched_start_guest(bal__sched_sim *s, int32_t j, const int32_t *mates, int nmates);
 /* Progress factor of a job with `demand` cores per node given `cores`. */
-double bal__share_rate(int64_t cores, int64_t demand);
+double bal__sched_share_rate(int64_t cores, int64_t demand);
 
 /* backfill.c */
-typedef struct bal__reservation {
+typedef struct bal__sched_reservation {
   double shadow;  /* when the head can start */
   int64_t extra;  /* nodes free at shadow beyond the head's need */
   int64_t head_nodes;
   double head_req;
-} bal__reservation;
-void bal__reserve(const bal__sim *s, int64_t need, bal__reservation *r);
+} bal__sched_reservation;
+void bal__sched_reserve(const bal__sched_sim *s, int64_t need, bal__sched_reservation *r);
 /* Predicted static start of a job needing `need` nodes for `req` seconds,
  * queued behind the head's reservation r. */
-double bal__static_start(const bal__sim *s, int64_t need, double req, const bal__reservation *r);
+double bal__sched_static_start(const bal__sched_sim *s, int64_t need, double req, const bal__sched_reservation *r);
 /* The EASY pass; `malleable` (may be NULL) is tried for each job that
  * cannot start statically, with the head's reservation (`head`: j is the
  * head and r is its own); it returns true if it started the job. */
-typedef bool (*bal__malleable_fn)(bal__sim *s, int32_t j, const bal__reservation *r, bool head);
-void bal__backfill_pass(bal__sim *s, bal__malleable_fn malleable);
+typedef bool (*bal__sched_malleable_fn)(bal__sched_sim *s, int32_t j, const bal__sched_reservation *r, bool head);
+void bal__sched_backfill_pass(bal__sched_sim *s, bal__sched_malleable_fn malleable);
+
+/* How mates.c weighs a mate's predicted slowdown p in the cost it
+ * minimises over a choice of mates. */
+typedef enum bal__sched_mate_cost {
+  BAL__SCHED_COST_NODES, /* Σ p × nodes, as the SLURM implementation does */
+  BAL__SCHED_COST_SUM    /* Σ p, [D'Amico 2019] Eq. 1 as printed */
+} bal__sched_mate_cost;
 
 /* mates.c: choose mates for guest j predicted to run `dur` seconds;
- * returns their count (0 = none) and fills out[cfg->max_mates]. */
-int bal__select_mates(bal__sim *s, int32_t j, double dur, int32_t *out);
+ * returns their count (0 = none) and fills out[BAL_SCHED_MAX_MATES]. */
+int bal__sched_select_mates(bal__sched_sim *s, int32_t j, double dur, bal__sched_mate_cost cost,
+                            int32_t *out);
 
-/* policy.c */
-const bal__policy *bal__policy_find(const char *name);
+/* malleable.c: SD-Policy's malleable start of job j, which cannot start
+ * statically ([D'Amico 2019] Listing 1): if j is malleable, and starting it
+ * now on mates is predicted to end it before its static start would, start
+ * it as a guest and return true. r and head as for bal__sched_malleable_fn;
+ * a variant calls it from its own bal__sched_malleable_fn. */
+bool bal__sched_start_malleable(bal__sched_sim *s, int32_t j, const bal__sched_reservation *r,
+                                bool head, bal__sched_mate_cost cost);
+
+/* policy.c: the policy named name, or NULL; with len >= 0 only the first
+ * len bytes of name are compared (a settings key's "<name>." prefix). */
+const bal__sched_policy *bal__sched_policy_find(const char *name, ptrdiff_t len);
 
 #endif

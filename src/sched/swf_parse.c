@@ -21,35 +21,44 @@ static int fail(bal_swf_error *err, int64_t line, const char *fmt, const char *a
 
 static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
+/* What parse_number made of a token. */
+typedef enum number_rc { NUM_OK, NUM_NAN, NUM_TOO_LARGE } number_rc;
+
 /* Parse one token [p, end) as a number rounded to the nearest integer.
- * Integers take the fast path; decimals and exponents go through strtod. */
-static bool parse_number(const char *p, const char *end, int64_t *out) {
+ * Integers take the fast path (at most 18 digits, so no overflow); decimals
+ * and exponents go through strtod and must stay below 9e17 in magnitude. */
+static number_rc parse_number(const char *p, const char *end, int64_t *out) {
   const char *s = p;
   bool neg = false;
   if (s < end && (*s == '-' || *s == '+')) neg = (*s++ == '-');
-  if (s == end) return false;
+  if (s == end) return NUM_NAN;
   int64_t v = 0;
   int digits = 0;
   while (s < end && *s >= '0' && *s <= '9') {
-    if (++digits > 18) return false;
+    if (++digits > 18) {
+      /* the rest must still be a number for "too large" to be the reason */
+      while (s < end && *s >= '0' && *s <= '9') s++;
+      return s == end ? NUM_TOO_LARGE : NUM_NAN;
+    }
     v = v * 10 + (*s++ - '0');
   }
   if (s == end) {
-    if (digits == 0) return false;
+    if (digits == 0) return NUM_NAN;
     *out = neg ? -v : v;
-    return true;
+    return NUM_OK;
   }
-  if (*s != '.' && *s != 'e' && *s != 'E') return false;
+  if (*s != '.' && *s != 'e' && *s != 'E') return NUM_NAN;
   char tmp[64];
   size_t len = (size_t)(end - p);
-  if (len >= sizeof tmp) return false;
+  if (len >= sizeof tmp) return NUM_NAN;
   memcpy(tmp, p, len);
   tmp[len] = '\0';
   char *stop;
   double d = strtod(tmp, &stop);
-  if (*stop != '\0' || !(d > -9.0e17 && d < 9.0e17)) return false;
+  if (*stop != '\0' || d != d) return NUM_NAN;
+  if (!(d > -9.0e17 && d < 9.0e17)) return NUM_TOO_LARGE;
   *out = (int64_t)(d < 0 ? d - 0.5 : d + 0.5);
-  return true;
+  return NUM_OK;
 }
 
 /* `; Key: value trailing text` -> header fields. */
@@ -64,7 +73,7 @@ static void parse_comment(const char *p, const char *end, bal_swf_header *h) {
   const char *ve = v;
   while (ve < end && ((*ve >= '0' && *ve <= '9') || (ve == v && *ve == '-'))) ve++;
   int64_t value;
-  bool has = ve > v && parse_number(v, ve, &value);
+  bool has = ve > v && parse_number(v, ve, &value) == NUM_OK;
 #define KEY(name) (klen == sizeof(name) - 1 && strncasecmp(p, name, klen) == 0)
   if (KEY("Partition")) h->partitions++;
   else if (has && KEY("MaxNodes")) h->max_nodes = value;
@@ -100,12 +109,16 @@ static int parse_fields(const char *p, const char *end, int64_t f[SWF_FIELDS], i
     const char *t = p;
     while (p < end && !is_space(*p)) p++;
     if (n == SWF_FIELDS) return fail(err, line, "more than 18 fields%s", "", 0);
-    if (!parse_number(t, p, &f[n])) {
+    number_rc nrc = parse_number(t, p, &f[n]);
+    if (nrc != NUM_OK) {
       char tok[32];
       size_t len = (size_t)(p - t) < sizeof tok - 1 ? (size_t)(p - t) : sizeof tok - 1;
       memcpy(tok, t, len);
       tok[len] = '\0';
-      return fail(err, line, "'%s' is not a number (field %d)", tok, n + 1);
+      return fail(err, line,
+                  nrc == NUM_TOO_LARGE ? "'%s' is too large (field %d)"
+                                       : "'%s' is not a number (field %d)",
+                  tok, n + 1);
     }
     n++;
   }
@@ -142,19 +155,19 @@ static int accept(const int64_t f[SWF_FIELDS], const bal_swf_options *o, bal_swf
   j->submit = f[1];
   j->runtime = f[3];
   j->procs = procs;
-  if (f[7] <= 0) j->flags |= BAL_SWF_PROCS_FROM_ALLOC;
+  j->procs_from_alloc = f[7] <= 0;
   j->req_time = f[8];
   if (f[8] < 0) {
     j->req_time = f[3];
-    j->flags |= BAL_SWF_REQ_TIME_FROM_RUNTIME;
+    j->req_time_from_runtime = true;
   }
-  if (j->runtime > j->req_time) j->flags |= BAL_SWF_RUNTIME_OVER_REQ;
-  j->status = (int32_t)f[10];
-  j->user = (int32_t)f[11];
-  j->partition = (int32_t)f[15];
-  st->req_time_from_runtime += (j->flags & BAL_SWF_REQ_TIME_FROM_RUNTIME) != 0;
-  st->procs_from_alloc += (j->flags & BAL_SWF_PROCS_FROM_ALLOC) != 0;
-  st->runtime_over_req += (j->flags & BAL_SWF_RUNTIME_OVER_REQ) != 0;
+  j->runtime_over_req = j->runtime > j->req_time;
+  j->status = f[10];
+  j->user = f[11];
+  j->partition = f[15];
+  st->req_time_from_runtime += j->req_time_from_runtime;
+  st->procs_from_alloc += j->procs_from_alloc;
+  st->runtime_over_req += j->runtime_over_req;
   st->runtime_zero += j->runtime == 0;
   st->jobs++;
   return 1;
@@ -192,7 +205,7 @@ static int sort_jobs(grow *g) {
   return BAL_OK;
 }
 
-int bal__swf_parse(const char *buf, size_t len, const bal_swf_options *opt, bal_swf_trace *t,
+int bal__sched_swf_parse(const char *buf, size_t len, const bal_swf_options *opt, bal_swf_trace *t,
                    bal_swf_error *err) {
   grow g = {0};
   bal_swf_stats *st = &t->stats;
@@ -238,11 +251,21 @@ int bal__swf_parse(const char *buf, size_t len, const bal_swf_options *opt, bal_
     }
   }
   st->lines = line;
+  /* Lenient mode skipped every job line: this was not SWF at all. */
+  if (st->records == 0 && st->malformed_skipped > 0) {
+    free(g.jobs);
+    if (err) {
+      err->line = 0;
+      snprintf(err->message, sizeof err->message, "no valid job lines (%lld malformed skipped)",
+               (long long)st->malformed_skipped);
+    }
+    return BAL_EFORMAT;
+  }
   if (!sorted && (rc_sort = sort_jobs(&g)) != BAL_OK) {
     free(g.jobs);
     return rc_sort;
   }
   t->jobs = g.jobs;
-  t->njobs = g.n;
+  t->njobs = (int64_t)g.n;
   return BAL_OK;
 }

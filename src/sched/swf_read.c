@@ -38,7 +38,7 @@ int bal_swf_read_mem(const char *buf, size_t len, const bal_swf_options *opt, ba
   }
   bal_swf_trace *t = calloc(1, sizeof *t);
   if (!t) return BAL_ENOMEM;
-  int rc = bal__swf_parse(buf ? buf : "", len, opt, t, err);
+  int rc = bal__sched_swf_parse(buf ? buf : "", len, opt, t, err);
   if (rc != BAL_OK) {
     free(t);
     return rc;

@@ -1,14 +1,16 @@
 /* libFuzzer target for the SWF reader: any bytes, strict and lenient, must
  * give BAL_OK or BAL_EFORMAT (never crash, leak or read out of bounds), and
  * an accepted trace must be sorted with resolved fields. A small simulation
- * runs on what was accepted. Build: clang -fsanitize=fuzzer,address. */
+ * runs on what was accepted, under a policy of the registry picked by the
+ * input's length, and must keep its node accounting. Build: clang
+ * -fsanitize=fuzzer,address (tests/fuzz/run.sh). */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include <ballast/ballast.h>
 
 static void check(const bal_swf_trace *t) {
-  for (size_t i = 0; i < t->njobs; i++) {
+  for (int64_t i = 0; i < t->njobs; i++) {
     const bal_swf_job *j = &t->jobs[i];
     if (j->procs < 1 || j->runtime < 0 || j->req_time < 0) abort();
     if (i > 0 && t->jobs[i - 1].submit > j->submit) abort();
@@ -31,7 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     bal_sched_config_init(&cfg);
     cfg.nodes = 8;
     cfg.cores_per_node = 4;
-    cfg.policy = (size & 1) ? "sd" : "easy";
+    int64_t npolicies = 0;
+    while (bal_sched_policy_name(npolicies)) npolicies++;
+    cfg.policy = bal_sched_policy_name((int64_t)(size % (size_t)npolicies));
     cfg.check_invariants = true;
     bal_sched_result *r = NULL;
     if (bal_sched_run(t, &cfg, &r) == BAL_OK) {

@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
 # Build the SWF-reader fuzzer with clang in its own build directory and run
-# it for SECONDS (default 30). Usage: tests/fuzz/run.sh [SECONDS] [BUILD_DIR]
-# Findings (crash-*, leak-*) are written to the build directory.
+# it for SECONDS (default 30), seeded with the committed corpus
+# (tests/fuzz/corpus). Findings (crash-*, leak-*) are written to the build
+# directory; the inputs the run discovers stay in BUILD_DIR/fuzz-corpus.
+# Usage: tests/fuzz/run.sh [SECONDS] [BUILD_DIR]
+#
+# To refresh the committed corpus after a long run, keep the smallest set of
+# files that covers every edge (a few dozen files; never commit the raw run):
+#   mkdir new && BUILD_DIR/tests/fuzz/fuzz_swf -set_cover_merge=1 -use_counters=0 \
+#     -max_len=4096 new tests/fuzz/corpus BUILD_DIR/fuzz-corpus
+#   and replace tests/fuzz/corpus with new/.
 set -euo pipefail
 secs=${1:-30}
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -9,8 +17,8 @@ build=$(mkdir -p "${2:-$src/build-fuzz}" && cd "${2:-$src/build-fuzz}" && pwd)
 cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DBALLAST_BUILD_BENCH=OFF -DBALLAST_BUILD_EXAMPLES=OFF -DBALLAST_BUILD_TOOLS=OFF >/dev/null
 cmake --build "$build" --target fuzz_swf -j2 >/dev/null
-corpus=$(mktemp -d)
-trap 'rm -rf "$corpus"' EXIT
-cp "$src"/tests/data/*.swf "$corpus"/
+# libFuzzer writes new inputs into the FIRST directory: the build tree's.
+mkdir -p "$build/fuzz-corpus"
 cd "$build"
-"$build/tests/fuzz/fuzz_swf" -max_total_time="$secs" -max_len=4096 -rss_limit_mb=1024 "$corpus"
+"$build/tests/fuzz/fuzz_swf" -max_total_time="$secs" -max_len=4096 -rss_limit_mb=1024 \
+  "$build/fuzz-corpus" "$src/tests/fuzz/corpus"

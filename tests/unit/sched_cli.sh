@@ -34,4 +34,30 @@ grep -q -- "--max-slowdown" "$tmp/err" || fail "error names the flag"
 printf '; MaxNodes: 5544\n; MaxProcs: 93312\n' >"$tmp/curie.swf"
 if "$bin" "$tmp/curie.swf" 2>"$tmp/err"; then fail "undetermined machine accepted"; fi
 grep -q -- "--cores-per-node" "$tmp/err" || fail "machine hint"
+# only one of the two machine flags: the message names the one given and the one missing
+if "$bin" --cores-per-node 7 "$tmp/curie.swf" 2>"$tmp/err"; then fail "cores 7 of 93312 accepted"; fi
+grep -q -- "--cores-per-node 7 was given" "$tmp/err" && grep -q -- "give --nodes" "$tmp/err" ||
+  fail "machine hint with --cores-per-node only: $(cat "$tmp/err")"
+
+# no jobs: averages are n/a (table) and null (JSON), with a warning, exit 0
+printf '; MaxNodes: 4\n; MaxProcs: 16\n' >"$tmp/empty.swf"
+"$bin" "$tmp/empty.swf" >"$tmp/out" 2>"$tmp/err" || fail "empty trace: exit $?"
+grep -q "average slowdown *n/a$" "$tmp/out" || fail "empty trace table: $(cat "$tmp/out")"
+grep -q "no jobs" "$tmp/err" || fail "empty trace warning"
+"$bin" --json "$tmp/empty.swf" 2>/dev/null | tr -d ' ' | grep -q '"avg_slowdown":null' ||
+  fail "empty trace JSON"
+
+# --lenient on something that is not SWF at all is a failure, not 0 jobs
+printf '\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\n\x01\x02 binary\n' >"$tmp/x.png"
+if "$bin" --lenient --nodes 4 --cores-per-node 4 "$tmp/x.png" 2>"$tmp/err"; then
+  fail "--lenient PNG accepted"
+fi
+grep -q "no valid job lines" "$tmp/err" || fail "--lenient PNG message: $(cat "$tmp/err")"
+
+# a 19-digit field is too large, not "not a number"
+printf '; MaxNodes: 4\n; MaxProcs: 4\n1 0 -1 1234567890123456789 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n' \
+  >"$tmp/big.swf"
+if "$bin" "$tmp/big.swf" 2>"$tmp/err"; then fail "19-digit field accepted"; fi
+grep -q "too large (field 4)" "$tmp/err" || fail "19 digits: $(cat "$tmp/err")"
+
 echo "sched cli checks passed"

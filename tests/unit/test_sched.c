@@ -1,12 +1,14 @@
 /* sched: hand-computed schedules on tiny traces (FCFS, EASY with the
  * extra-nodes rule, SD-Policy with two mates under both runtime models, the
- * MAX_SLOWDOWN cut-off), rejected jobs and argument checks. */
+ * MAX_SLOWDOWN cut-off, the mate cost setting), rejected jobs, the policy
+ * registry and settings, the documented limits, and argument checks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <ballast/ballast.h>
@@ -34,9 +36,9 @@ static bal_sched_result *simulate(const char *text, const char *policy, int64_t 
 }
 
 static const bal_sched_job *job(const bal_sched_result *r, int64_t id) {
-  size_t n;
+  int64_t n;
   const bal_sched_job *j = bal_sched_result_jobs(r, &n);
-  for (size_t i = 0; i < n; i++)
+  for (int64_t i = 0; i < n; i++)
     if (j[i].id == id) return &j[i];
   fail_msg("job %lld not found", (long long)id);
   return NULL;
@@ -271,13 +273,219 @@ static void arguments_are_checked(void **state) {
   assert_null(r);
   assert_int_equal(bal_sched_run(NULL, &cfg, &r), BAL_EINVAL);
   assert_int_equal(bal_sched_config_init(NULL), BAL_EINVAL);
-  assert_string_equal(bal_sched_policy_name(0), "fcfs");
-  assert_string_equal(bal_sched_policy_name(1), "easy");
-  assert_string_equal(bal_sched_policy_name(2), "sd");
-  assert_null(bal_sched_policy_name(3));
   assert_null(bal_sched_result_summary(NULL));
   bal_sched_result_destroy(NULL);
   bal_swf_trace_destroy(t);
+}
+
+/* sd.mate_cost: a 2-node guest G (job 4) on a full 4-node machine, mates
+ * shrunk to half speed, so a mate's penalty is 1 + 100 / its requested
+ * time. Candidates: A (job 1, 2 nodes, 500 s: p = 1.2) alone, or B and C
+ * (1 node each, 1000 s: p = 1.1). Σ p × nodes: 2.4 for A, 2.2 for B + C;
+ * Σ p (Eq. 1 as printed): 1.2 for A, 2.2 for B + C. */
+static void sd_mate_cost_setting(void **state) {
+  (void)state;
+  const char *text = JOB(1, 0, 500, 8, 500) JOB(2, 0, 1000, 4, 1000) JOB(3, 0, 1000, 4, 1000)
+      JOB(4, 10, 100, 8, 100);
+  bal_sched_config cfg;
+  bal_sched_config_init(&cfg);
+  bal_sched_result *r = simulate(text, "sd", 4, 4, &cfg);
+  ASSERT_RUN(r, 4, 10, 210);
+  assert_int_equal(job(r, 4)->mates, 2);
+  assert_int_equal(job(r, 1)->times_mate, 0);
+  bal_sched_result_destroy(r);
+  assert_int_equal(bal_sched_config_set(&cfg, "sd.mate_cost", "sum"), BAL_OK);
+  r = simulate(text, "sd", 4, 4, &cfg);
+  ASSERT_RUN(r, 4, 10, 210);
+  assert_int_equal(job(r, 4)->mates, 1);
+  assert_int_equal(job(r, 1)->times_mate, 1);
+  bal_sched_result_destroy(r);
+  /* "nodes" is the default, spelled out */
+  assert_int_equal(bal_sched_config_set(&cfg, "sd.mate_cost", "nodes"), BAL_OK);
+  assert_int_equal(cfg.nsettings, 1); /* replaced, not added */
+  r = simulate(text, "sd", 4, 4, &cfg);
+  assert_int_equal(job(r, 4)->mates, 2);
+  bal_sched_result_destroy(r);
+}
+
+static bal_swf_trace *tiny_trace(void) {
+  bal_swf_trace *t;
+  const char *text = JOB(1, 0, 10, 4, 10) JOB(2, 5, 10, 2, 20);
+  assert_int_equal(bal_swf_read_mem(text, strlen(text), NULL, &t, NULL), BAL_OK);
+  return t;
+}
+
+/* Every registered policy runs and keeps its node accounting; the names are
+ * distinct and the list ends with NULL. */
+static void policy_registry(void **state) {
+  (void)state;
+  bal_swf_trace *t = tiny_trace();
+  int64_t n = 0;
+  for (; bal_sched_policy_name(n); n++) {
+    for (int64_t k = 0; k < n; k++)
+      assert_string_not_equal(bal_sched_policy_name(k), bal_sched_policy_name(n));
+    bal_sched_config cfg;
+    bal_sched_config_init(&cfg);
+    cfg.policy = bal_sched_policy_name(n);
+    cfg.nodes = 4;
+    cfg.cores_per_node = 1;
+    cfg.check_invariants = true;
+    bal_sched_result *r = NULL;
+    assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_OK);
+    assert_int_equal(bal_sched_result_summary(r)->jobs, 2);
+    assert_int_equal(bal_sched_result_summary(r)->invariant_violations, 0);
+    bal_sched_result_destroy(r);
+  }
+  assert_true(n >= 3); /* fcfs, easy, sd at least */
+  assert_null(bal_sched_policy_name(n));
+  assert_null(bal_sched_policy_name(-1));
+  bal_swf_trace_destroy(t);
+}
+
+/* bal_sched_run()'s code; a result is released, and on error out must be
+ * untouched. */
+static int run_rc(const bal_swf_trace *t, const bal_sched_config *cfg) {
+  bal_sched_result *r = NULL;
+  int rc = bal_sched_run(t, cfg, &r);
+  if (rc == BAL_OK) assert_non_null(r);
+  else assert_null(r);
+  bal_sched_result_destroy(r);
+  return rc;
+}
+
+static void small_machine(bal_sched_config *cfg, const char *policy) {
+  bal_sched_config_init(cfg);
+  cfg->policy = policy;
+  cfg->nodes = 4;
+  cfg->cores_per_node = 1;
+}
+
+static void policy_settings(void **state) {
+  (void)state;
+  bal_sched_config cfg;
+  bal_sched_config_init(&cfg);
+  assert_int_equal(cfg.nsettings, 0);
+  assert_null(bal_sched_config_get(&cfg, "sd.mate_cost"));
+  /* the form is checked at set time */
+  assert_int_equal(bal_sched_config_set(NULL, "sd.x", "1"), BAL_EINVAL);
+  assert_int_equal(bal_sched_config_set(&cfg, NULL, "1"), BAL_EINVAL);
+  assert_int_equal(bal_sched_config_set(&cfg, "sd.x", NULL), BAL_EINVAL);
+  assert_int_equal(bal_sched_config_set(&cfg, "mate_cost", "sum"), BAL_EINVAL);
+  assert_int_equal(bal_sched_config_set(&cfg, ".mate_cost", "sum"), BAL_EINVAL);
+  assert_int_equal(bal_sched_config_set(&cfg, "sd.", "sum"), BAL_EINVAL);
+  char longer[BAL_SCHED_SETTING_LEN + 1];
+  memset(longer, 'a', sizeof longer - 1);
+  longer[sizeof longer - 1] = '\0';
+  longer[1] = '.';
+  assert_int_equal(bal_sched_config_set(&cfg, longer, "1"), BAL_EINVAL);
+  assert_int_equal(bal_sched_config_set(&cfg, "sd.x", longer), BAL_EINVAL);
+  longer[BAL_SCHED_SETTING_LEN - 1] = '\0'; /* 31 bytes + NUL: fits */
+  assert_int_equal(bal_sched_config_set(&cfg, "sd.x", longer), BAL_OK);
+  assert_string_equal(bal_sched_config_get(&cfg, "sd.x"), longer);
+  /* at most BAL_SCHED_MAX_SETTINGS keys; a full table still replaces */
+  char key[16];
+  for (int i = 1; i < BAL_SCHED_MAX_SETTINGS; i++) {
+    snprintf(key, sizeof key, "easy.k%d", i);
+    assert_int_equal(bal_sched_config_set(&cfg, key, "v"), BAL_OK);
+  }
+  assert_int_equal(cfg.nsettings, BAL_SCHED_MAX_SETTINGS);
+  assert_int_equal(bal_sched_config_set(&cfg, "easy.one_more", "v"), BAL_EINVAL);
+  assert_int_equal(bal_sched_config_set(&cfg, "easy.k1", "w"), BAL_OK);
+  assert_string_equal(bal_sched_config_get(&cfg, "easy.k1"), "w");
+  assert_int_equal(cfg.nsettings, BAL_SCHED_MAX_SETTINGS);
+
+  /* at run time the running policy judges its own settings */
+  bal_swf_trace *t = tiny_trace();
+  small_machine(&cfg, "sd");
+  assert_int_equal(bal_sched_config_set(&cfg, "sd.mate_cost", "bogus"), BAL_OK);
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL);
+  assert_int_equal(bal_sched_config_set(&cfg, "sd.mate_cost", "sum"), BAL_OK);
+  assert_int_equal(bal_sched_config_set(&cfg, "easy.anything", "1"), BAL_OK);
+  assert_int_equal(run_rc(t, &cfg), BAL_OK); /* another policy's: ignored */
+  cfg.policy = "easy"; /* easy takes no settings */
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL);
+  small_machine(&cfg, "sd");
+  assert_int_equal(bal_sched_config_set(&cfg, "sd.no_such_setting", "1"), BAL_OK);
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL);
+  small_machine(&cfg, "easy");
+  assert_int_equal(bal_sched_config_set(&cfg, "lottery.x", "1"), BAL_OK);
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL); /* names no policy */
+  bal_swf_trace_destroy(t);
+}
+
+/* Each limit sched.h states is enforced with BAL_EINVAL, and the limit
+ * itself is accepted. */
+static void documented_limits(void **state) {
+  (void)state;
+  bal_swf_trace *t = tiny_trace();
+  bal_sched_config cfg;
+  bal_sched_config_init(&cfg);
+  cfg.policy = "easy"; /* allocates nothing per node: the largest machine runs */
+  cfg.nodes = BAL_SCHED_MAX_NODES;
+  cfg.cores_per_node = BAL_SCHED_MAX_NODES;
+  assert_int_equal(run_rc(t, &cfg), BAL_OK);
+  cfg.nodes = BAL_SCHED_MAX_NODES + 1;
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL);
+  cfg.nodes = 4;
+  cfg.cores_per_node = BAL_SCHED_MAX_NODES + 1;
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL);
+  cfg.cores_per_node = 1;
+  cfg.nodes = -1;
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL);
+  cfg.nodes = 4;
+  cfg.policy = "sd";
+  cfg.max_mates = BAL_SCHED_MAX_MATES;
+  assert_int_equal(run_rc(t, &cfg), BAL_OK);
+  cfg.max_mates = BAL_SCHED_MAX_MATES + 1;
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL);
+  cfg.max_mates = 2;
+  cfg.runtime_model = (bal_sched_runtime_model)7;
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL);
+  cfg.runtime_model = BAL_SCHED_IDEAL;
+  cfg.core_demand = (bal_sched_core_demand)-1;
+  assert_int_equal(run_rc(t, &cfg), BAL_EINVAL);
+  cfg.core_demand = BAL_SCHED_DEMAND_PROCS;
+  /* jobs: at most BAL_SCHED_MAX_JOBS (the bound on the event heap follows
+   * from it); checked before any job is read, so a fake array will do */
+  bal_swf_trace big = *t;
+  big.njobs = BAL_SCHED_MAX_JOBS + 1;
+  assert_int_equal(run_rc(&big, &cfg), BAL_EINVAL);
+  big.njobs = -1;
+  assert_int_equal(run_rc(&big, &cfg), BAL_EINVAL);
+  bal_swf_trace_destroy(t);
+}
+
+/* No job ran: BAL_OK, counts 0, every average NaN (undefined, not 0). */
+static void no_jobs_gives_nan_averages(void **state) {
+  (void)state;
+  bal_swf_trace *t;
+  assert_int_equal(bal_swf_read_mem("; MaxNodes: 4\n", 14, NULL, &t, NULL), BAL_OK);
+  assert_int_equal(t->njobs, 0);
+  for (int64_t i = 0; bal_sched_policy_name(i); i++) {
+    bal_sched_config cfg;
+    bal_sched_config_init(&cfg);
+    cfg.policy = bal_sched_policy_name(i);
+    cfg.nodes = 4;
+    cfg.cores_per_node = 1;
+    bal_sched_result *r = NULL;
+    assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_OK);
+    const bal_sched_summary *s = bal_sched_result_summary(r);
+    assert_int_equal(s->jobs, 0);
+    assert_int_equal(s->events, 0);
+    assert_true(isnan(s->makespan) && isnan(s->avg_wait) && isnan(s->avg_response));
+    assert_true(isnan(s->avg_slowdown) && isnan(s->avg_bounded_slowdown));
+    assert_true(isnan(s->utilization));
+    int64_t n = -1;
+    bal_sched_result_jobs(r, &n);
+    assert_int_equal(n, 0);
+    bal_sched_result_destroy(r);
+  }
+  bal_swf_trace_destroy(t);
+  /* every job rejected: none ran either */
+  bal_sched_result *r = simulate(JOB(1, 0, 10, 40, 10), "easy", 4, 1, NULL);
+  assert_int_equal(bal_sched_result_summary(r)->rejected_too_large, 1);
+  assert_true(isnan(bal_sched_result_summary(r)->avg_slowdown));
+  bal_sched_result_destroy(r);
 }
 
 int main(void) {
@@ -292,6 +500,11 @@ int main(void) {
       cmocka_unit_test(sd_picks_lowest_penalties),
       cmocka_unit_test(rejects_jobs_larger_than_machine),
       cmocka_unit_test(arguments_are_checked),
+      cmocka_unit_test(sd_mate_cost_setting),
+      cmocka_unit_test(policy_registry),
+      cmocka_unit_test(policy_settings),
+      cmocka_unit_test(documented_limits),
+      cmocka_unit_test(no_jobs_gives_nan_averages),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

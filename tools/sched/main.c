@@ -1,5 +1,6 @@
 /* `ballast sched`: replay an SWF workload trace under a scheduling policy
- * (fcfs, easy, sd) and report wait, response time, slowdown, utilization. */
+ * (the names come from bal_sched_policy_name()) and report wait, response
+ * time, slowdown, utilization. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +14,24 @@
 const char *const SCHED_PROG = "ballast-sched";
 #define PROG SCHED_PROG
 
+/* The registered policies joined by sep, for --help and errors. */
+static const char *policy_list(char *buf, size_t n, const char *sep) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int64_t i = 0; bal_sched_policy_name(i) && len < n; i++) {
+    int w = snprintf(buf + len, n - len, "%s%s", i ? sep : "", bal_sched_policy_name(i));
+    if (w < 0) break;
+    len += (size_t)w;
+  }
+  return buf;
+}
+
 static void usage(FILE *out) {
+  char bar[256], comma[256];
+  policy_list(bar, sizeof bar, "|");
+  policy_list(comma, sizeof comma, ", ");
   fprintf(out,
-          "usage: ballast sched [--policy fcfs|easy|sd] [options] TRACE.swf[.gz]\n\n"
+          "usage: ballast sched [--policy %s] [options] TRACE.swf[.gz]\n\n"
           "Replay a Standard Workload Format trace on a cluster of identical nodes\n"
           "under a scheduling policy and report makespan, wait, response time,\n"
           "slowdown, bounded slowdown, utilization and malleability counts.\n\n"
@@ -24,11 +40,12 @@ static void usage(FILE *out) {
           "  --from S, --to S      keep jobs submitted in [S, S) seconds (log time)\n"
           "  --first N             keep only the first N jobs (after the other filters)\n"
           "  --lenient             skip and count malformed lines instead of failing\n"
+          "                        (a file with no valid job line still fails)\n"
           "Machine (default: the header's MaxNodes/MaxProcs when they determine both):\n"
           "  --nodes N             number of nodes\n"
           "  --cores-per-node C    cores per node; a job gets ceil(procs / C) nodes\n"
           "Policy:\n"
-          "  --policy P            fcfs, easy (default) or sd (SD-Policy)\n"
+          "  --policy P            %s (default: easy; sd is SD-Policy)\n"
           "  --max-mates M         sd: most running jobs shrunk for one start (2)\n"
           "  --max-slowdown X      sd: mate cut-off: a number (10), inf or dynamic\n"
           "                        (mean predicted slowdown of running jobs)\n"
@@ -46,7 +63,8 @@ static void usage(FILE *out) {
           "                        x runtime) of --baseline against this run, and\n"
           "                        slowdown per day (needs gnuplot)\n"
           "  --baseline P          policy compared with in --plot (easy)\n"
-          "  --help, --version\n");
+          "  --help, --version\n",
+          bar, comma);
 }
 
 static bool parse_i64(const char *a, const char *v, int64_t min, int64_t *out) {
@@ -106,9 +124,7 @@ static int parse(int argc, char **argv, sched_opts *o) {
     } else if (!strcmp(a, "--cores-per-node")) {
       ok = cli_parse_i64(PROG, a, v, 1, INT32_MAX, &o->cores);
     } else if (!strcmp(a, "--max-mates")) {
-      int64_t m;
-      ok = cli_parse_i64(PROG, a, v, 1, 16, &m);
-      o->cfg.max_mates = (int)m;
+      ok = cli_parse_i64(PROG, a, v, 1, BAL_SCHED_MAX_MATES, &o->cfg.max_mates);
     } else if (!strcmp(a, "--max-slowdown")) {
       if (!strcmp(v, "inf") || !strcmp(v, "infinite")) {
         o->cfg.max_slowdown = INFINITY;
@@ -151,10 +167,11 @@ static int parse(int argc, char **argv, sched_opts *o) {
   for (int k = 0; k < 2; k++) {
     const char *p = k ? o->baseline : o->cfg.policy;
     bool known = false;
-    for (int i = 0; bal_sched_policy_name(i); i++) known |= !strcmp(p, bal_sched_policy_name(i));
+    for (int64_t i = 0; bal_sched_policy_name(i); i++) known |= !strcmp(p, bal_sched_policy_name(i));
     if (!known) {
-      fprintf(stderr, "%s: %s: unknown policy '%s' (fcfs, easy, sd)\n", PROG,
-              k ? "--baseline" : "--policy", p);
+      char names[256];
+      fprintf(stderr, "%s: %s: unknown policy '%s' (%s)\n", PROG, k ? "--baseline" : "--policy",
+              p, policy_list(names, sizeof names, ", "));
       return 2;
     }
   }
@@ -167,6 +184,29 @@ static int parse(int argc, char **argv, sched_opts *o) {
     return 2;
   }
   return -1;
+}
+
+/* Why the machine could not be resolved, naming what was given: the
+ * header completes a missing --nodes or --cores-per-node only when its
+ * MaxProcs is a multiple of the one given. */
+static void machine_error(const sched_opts *o, const bal_swf_trace *t) {
+  long long hn = (long long)t->header.max_nodes, hp = (long long)t->header.max_procs;
+  if (o->nodes == 0 && o->cores == 0)
+    fprintf(stderr,
+            "%s: %s: the header does not determine the machine (MaxNodes %lld, MaxProcs "
+            "%lld); give --nodes and --cores-per-node\n",
+            PROG, o->trace, hn, hp);
+  else if (hp <= 0)
+    fprintf(stderr, "%s: %s: %s was given but the header has no MaxProcs to derive %s from; give it\n",
+            PROG, o->trace, o->nodes ? "--nodes" : "--cores-per-node",
+            o->nodes ? "--cores-per-node" : "--nodes");
+  else
+    fprintf(stderr,
+            "%s: %s: %s %lld was given but the header's MaxProcs (%lld) is not a multiple "
+            "of it; give %s too\n",
+            PROG, o->trace, o->nodes ? "--nodes" : "--cores-per-node",
+            (long long)(o->nodes ? o->nodes : o->cores), hp,
+            o->nodes ? "--cores-per-node" : "--nodes");
 }
 
 static void progress(int64_t done, int64_t total, void *arg) {
@@ -201,7 +241,9 @@ int main(int argc, char **argv) {
   bal_swf_error err;
   rc = bal_swf_read_file(o.trace, &o.swf, &trace, &err);
   if (rc != BAL_OK) {
-    if (rc == BAL_EFORMAT)
+    if (rc == BAL_EFORMAT && err.line == 0) /* lenient, and nothing was SWF */
+      fprintf(stderr, "%s: %s: %s\n", PROG, o.trace, err.message);
+    else if (rc == BAL_EFORMAT)
       fprintf(stderr, "%s: %s:%lld: %s (use --lenient to skip malformed lines)\n", PROG,
               o.trace, (long long)err.line, err.message);
     else
@@ -211,14 +253,12 @@ int main(int argc, char **argv) {
   }
   tm.read_s = bal__now_s() - t0;
   if (bal_swf_machine(trace, o.nodes, o.cores, &o.cfg.nodes, &o.cfg.cores_per_node) != BAL_OK) {
-    fprintf(stderr,
-            "%s: %s: the header does not determine the machine (MaxNodes %lld, MaxProcs "
-            "%lld); give --nodes and --cores-per-node\n",
-            PROG, o.trace, (long long)trace->header.max_nodes,
-            (long long)trace->header.max_procs);
+    machine_error(&o, trace);
     bal_swf_trace_destroy(trace);
     return 1;
   }
+  if (trace->njobs == 0)
+    fprintf(stderr, "%s: %s: warning: no jobs to simulate; averages are n/a\n", PROG, o.trace);
   bal_sched_result *res = NULL, *base = NULL;
   rc = simulate(&o, trace, o.cfg, o.cfg.policy, &res, &tm.sim_s);
   if (!rc && o.plot_dir) {

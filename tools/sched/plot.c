@@ -1,4 +1,4 @@
-/* ballast-sched --plot: the pictures of seed 003's evaluation. Figs. 4-6:
+/* ballast-sched --plot: the pictures of [D'Amico 2019]'s evaluation. Figs. 4-6:
  * heatmaps of baseline / run ratios of average slowdown, runtime and wait by
  * job size (nodes) x runtime category; Fig. 7: average slowdown per day of
  * both runs with the count of malleable starts per day. Data files are
@@ -38,10 +38,10 @@ typedef struct cell {
 } cell;
 
 static void accumulate(const bal_sched_result *r, cell c[SIZE_BINS][TIME_BINS]) {
-  size_t n;
+  int64_t n;
   const bal_sched_job *jobs = bal_sched_result_jobs(r, &n);
   memset(c, 0, sizeof(cell) * SIZE_BINS * TIME_BINS);
-  for (size_t i = 0; i < n; i++) {
+  for (int64_t i = 0; i < n; i++) {
     const bal_sched_job *j = &jobs[i];
     if (j->rejected) continue;
     cell *x = &c[size_bin(j->nodes)][time_bin(j->runtime)];
@@ -121,11 +121,11 @@ static bool heatmaps(const char *dir, const bal_sched_result *run, const bal_sch
 
 static bool per_day(const char *dir, const bal_sched_result *run, const bal_sched_result *base,
                     const char *rn, const char *bn) {
-  size_t n;
+  int64_t n;
   const bal_sched_job *jr = bal_sched_result_jobs(run, &n);
   const bal_sched_job *jb = bal_sched_result_jobs(base, NULL);
   int64_t t0 = INT64_MAX, t1 = INT64_MIN;
-  for (size_t i = 0; i < n; i++)
+  for (int64_t i = 0; i < n; i++)
     if (!jr[i].rejected) {
       t0 = jr[i].submit < t0 ? jr[i].submit : t0;
       t1 = jr[i].submit > t1 ? jr[i].submit : t1;
@@ -134,7 +134,7 @@ static bool per_day(const char *dir, const bal_sched_result *run, const bal_sche
   size_t days = (size_t)((t1 - t0) / 86400 + 1);
   double *acc = calloc(days * 4, sizeof *acc);
   if (!acc) return false;
-  for (size_t i = 0; i < n; i++) {
+  for (int64_t i = 0; i < n; i++) {
     if (jr[i].rejected) continue;
     size_t d = (size_t)((jr[i].submit - t0) / 86400);
     acc[4 * d] += (jr[i].end - (double)jr[i].submit) / fmax((double)jr[i].runtime, 1.0);

@@ -16,6 +16,12 @@ static void max_slowdown_text(const bal_sched_config *c, char *buf, size_t n) {
   else snprintf(buf, n, "%g", c->max_slowdown);
 }
 
+/* A figure that is undefined (NaN: no job ran) prints as n/a, never 0. */
+static void row_double(const char *name, double v, int decimals) {
+  if (isfinite(v)) printf("%-26s %16.*f\n", name, decimals, v);
+  else printf("%-26s %16s\n", name, "n/a");
+}
+
 void sched_print_table(const sched_opts *o, const bal_swf_trace *t, const bal_sched_summary *s,
                        const sched_timing *tm) {
   const bal_sched_config *c = &o->cfg;
@@ -27,9 +33,9 @@ void sched_print_table(const sched_opts *o, const bal_swf_trace *t, const bal_sc
   if (!strcmp(c->policy, "sd")) {
     char ms[32];
     max_slowdown_text(c, ms, sizeof ms);
-    printf(" (max mates %d, max slowdown %s, sharing factor %g, runtime model %s,\n"
+    printf(" (max mates %lld, max slowdown %s, sharing factor %g, runtime model %s,\n"
            "               core demand %s, malleable fraction %g, seed %llu)",
-           c->max_mates, ms, c->sharing_factor, model_name(c->runtime_model),
+           (long long)c->max_mates, ms, c->sharing_factor, model_name(c->runtime_model),
            c->core_demand == BAL_SCHED_DEMAND_NODE ? "node" : "procs", c->malleable_fraction,
            (unsigned long long)c->seed);
   }
@@ -48,12 +54,12 @@ void sched_print_table(const sched_opts *o, const bal_swf_trace *t, const bal_sc
   printf("%-26s %16s\n", "metric", "value");
   printf("%-26s %16lld\n", "jobs", (long long)s->jobs);
   printf("%-26s %16lld\n", "rejected (too large)", (long long)s->rejected_too_large);
-  printf("%-26s %16.0f\n", "makespan (s)", s->makespan);
-  printf("%-26s %16.2f\n", "average wait (s)", s->avg_wait);
-  printf("%-26s %16.2f\n", "average response (s)", s->avg_response);
-  printf("%-26s %16.2f\n", "average slowdown", s->avg_slowdown);
-  printf("%-26s %16.2f\n", "average bounded slowdown", s->avg_bounded_slowdown);
-  printf("%-26s %16.4f\n", "utilization", s->utilization);
+  row_double("makespan (s)", s->makespan, 0);
+  row_double("average wait (s)", s->avg_wait, 2);
+  row_double("average response (s)", s->avg_response, 2);
+  row_double("average slowdown", s->avg_slowdown, 2);
+  row_double("average bounded slowdown", s->avg_bounded_slowdown, 2);
+  row_double("utilization", s->utilization, 4);
   printf("%-26s %16lld\n", "malleable starts", (long long)s->malleable_jobs);
   printf("%-26s %16lld\n", "mates (distinct jobs)", (long long)s->mates);
   printf("%-26s %16lld\n", "mate selections", (long long)s->mate_selections);
@@ -138,11 +144,11 @@ bool sched_write_csv(const char *path, const bal_sched_result *r) {
     fprintf(stderr, "%s: --jobs-csv %s: %s\n", SCHED_PROG, path, strerror(errno));
     return false;
   }
-  size_t n;
+  int64_t n;
   const bal_sched_job *jobs = bal_sched_result_jobs(r, &n);
   fprintf(f, "id,submit,start,end,nodes,procs,runtime,req_time,wait,response,slowdown,"
              "bounded_slowdown,malleable,mates,times_mate,rejected\n");
-  for (size_t i = 0; i < n; i++) {
+  for (int64_t i = 0; i < n; i++) {
     const bal_sched_job *j = &jobs[i];
     if (j->rejected) {
       fprintf(f, "%lld,%lld,,,%lld,%lld,%lld,%lld,,,,,%d,0,0,1\n", (long long)j->id,
@@ -151,12 +157,12 @@ bool sched_write_csv(const char *path, const bal_sched_result *r) {
       continue;
     }
     double resp = j->end - (double)j->submit;
-    fprintf(f, "%lld,%lld,%.10g,%.10g,%lld,%lld,%lld,%lld,%.10g,%.10g,%.6g,%.6g,%d,%d,%d,0\n",
+    fprintf(f, "%lld,%lld,%.10g,%.10g,%lld,%lld,%lld,%lld,%.10g,%.10g,%.6g,%.6g,%d,%lld,%lld,0\n",
             (long long)j->id, (long long)j->submit, j->start, j->end, (long long)j->nodes,
             (long long)j->procs, (long long)j->runtime, (long long)j->req_time,
             j->start - (double)j->submit, resp, resp / fmax((double)j->runtime, 1.0),
-            fmax(1.0, resp / fmax((double)j->runtime, 10.0)), j->malleable, j->mates,
-            j->times_mate);
+            fmax(1.0, resp / fmax((double)j->runtime, 10.0)), j->malleable, (long long)j->mates,
+            (long long)j->times_mate);
   }
   if (fclose(f) != 0) {
     fprintf(stderr, "%s: --jobs-csv %s: %s\n", SCHED_PROG, path, strerror(errno));

@@ -1,0 +1,23 @@
+/* One malleable start, SD-Policy's decision for a job that cannot start
+ * statically ([D'Amico 2019] §3.1, Listing 1): predict its end without
+ * malleability (static start estimate + requested time) and with it (start
+ * now, requested time stretched by the worst-case model, Eq. 6: the guest
+ * gets floor(SharingFactor x cores) per node); when sharing ends earlier,
+ * pick mates (mates.c) and start it inside their nodes. Shared by sd and
+ * its variants, which call it from their own bal__sched_malleable_fn. */
+#include "sim.h"
+
+bool bal__sched_start_malleable(bal__sched_sim *s, int32_t j, const bal__sched_reservation *r,
+                                bool head, bal__sched_mate_cost cost) {
+  sjob *jb = &s->jobs[j];
+  if (!jb->malleable || s->guest_cores < 1 || s->guest_cores >= s->cpn) return false;
+  double dur = jb->req / bal__sched_share_rate(s->guest_cores, jb->demand);
+  int32_t mates[BAL_SCHED_MAX_MATES];
+  int n = bal__sched_select_mates(s, j, dur, cost, mates);
+  if (n == 0) return false;
+  double start = head ? r->shadow : bal__sched_static_start(s, jb->nodes, jb->req, r);
+  double static_end = start - s->now + jb->req;
+  if (!(static_end > dur)) return false;
+  bal__sched_start_guest(s, j, mates, n);
+  return true;
+}
