@@ -125,8 +125,9 @@ typedef struct bal_steal_config {
                                       pointer to the string. */
   bal_steal_progress progress;   /**< progress mode; default AUTO */
   int overlay_degree;            /**< average overlay degree >= 2; 0 (default) picks
-                                      2 * ceil(log2 P) + 2 (TITUS's 2 floor(log2(P-1))
-                                      shortcuts plus the two ring links, rounded up) */
+                                      2 * ceil(log2 P) + 2 (the 2 floor(log2(P-1))
+                                      shortcuts of TITUS_DLB [Fontenaille 2018]
+                                      plus the two ring links, rounded up) */
   double overlay_exponent;       /**< shortcut exponent; <= 0 is 1.0 (default 0) */
   uint64_t overlay_seed;         /**< overlay seed, equal on all ranks (default 1) */
   uint64_t seed;                 /**< victim-choice seed (mixed with the rank; default 1) */

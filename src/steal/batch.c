@@ -14,7 +14,7 @@
 #define BATCH_MAX_BYTES ((size_t)64 << 20)
 
 int64_t bal__steal_pack_front(bal_steal *s, size_t k, unsigned char **out, size_t *out_bytes,
-                          size_t *out_bulk) {
+                              size_t *out_bulk) {
   size_t bytes = sizeof(uint64_t), take = 0, bulk = 0;
   if (k > bal__steal_q_size(s)) k = bal__steal_q_size(s);
   while (take < k) {

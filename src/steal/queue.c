@@ -29,7 +29,8 @@ size_t bal__steal_q_size(const bal_steal *s) { return s->qtail - s->qhead; }
 
 void bal__steal_q_push_back(bal_steal *s, bal__steal_task t) { s->q[s->qtail++] = t; }
 
-/* Pop from the back for local execution; returns false if empty. */
+/* Pop from the back for local execution, marking the executor busy
+ * (worker_busy, cleared when its result is queued); false if empty. */
 bool bal__steal_q_pop_back(bal_steal *s, bal__steal_task *t) {
   if (s->qtail == s->qhead) return false;
   *t = s->q[--s->qtail];

@@ -107,7 +107,7 @@ static int route_append(bal_steal *s, int owner, int status, int64_t idx, size_t
 }
 
 int bal__steal_deliver(bal_steal *s, int owner, int status, int64_t idx, size_t len,
-                 unsigned char *data) {
+                       unsigned char *data) {
   if (owner == s->rank) {
     store_own(s, status, idx, len, data);
     return BAL_OK;

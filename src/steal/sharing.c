@@ -1,4 +1,4 @@
-/* BAL_STEAL_SHARING: hierarchical work sharing, the baseline of seed 000
+/* "sharing": hierarchical work sharing, the baseline of [Fontenaille 2018]
  * §5.2 (YALES2's scheduler), run by the same progress loop, transport and
  * termination as stealing so that the comparison measures the policy only.
  *
@@ -48,10 +48,11 @@ int bal__steal_sharing_groups(const double *estimate, int p, int gsize, int *gro
     free(members);
     return BAL_ENOMEM;
   }
-  /* Largest estimate first (ties: lower rank), insertion into a sorted
-   * prefix would be O(p^2): sort with qsort on (estimate, rank) pairs. */
+  /* Largest estimate first (ties: lower rank), by a Shell sort of the ranks
+   * (halving gaps, in place): qsort's comparator gets no context through
+   * which to reach the estimates, and a global would not be thread-safe. */
   for (int r = 0; r < p; r++) order[r] = r;
-  for (int gap = p / 2; gap > 0; gap /= 2) /* Shell sort: no comparator context in qsort */
+  for (int gap = p / 2; gap > 0; gap /= 2)
     for (int i = gap; i < p; i++) {
       int v = order[i], j = i;
       while (j >= gap && (estimate[order[j - gap]] < estimate[v] ||
@@ -211,8 +212,8 @@ int bal__steal_sharing_step(bal_steal *s, int64_t now) {
   size_t bytes = (size_t)(s->gsize + TOKEN_LOADS) * sizeof *s->token;
   unsigned char *msg = (unsigned char *)s->token;
   s->token = NULL;
-  int rc = bal__tp_send_msg(&s->tp, s->group[(s->gpos + 1) % s->gsize], BAL__STEAL_TAG_TOKEN, msg,
-                            bytes, 0);
+  int rc = bal__tp_send_msg(&s->tp, s->group[(s->gpos + 1) % s->gsize], BAL__STEAL_TAG_TOKEN,
+                            msg, bytes, 0);
   if (rc != BAL_OK) return rc;
   s->token_unacked++;
   return 1;

@@ -4,13 +4,40 @@
  *                results out, phases
  *   queue.c      the local task queue (owner end, thief end)
  *   batch.c      task messages: packing from the queue's front, queueing
- *   theft.c      stealing: requests, replies, victim choice
+ *   theft.c      stealing: requests, replies, back-off
+ *   victim.c     the registry of victim policies, one file each:
+ *                victim_none.c, victim_random.c, victim_smallworld.c,
+ *                victim_biased.c (sharing's entry is in sharing.c)
  *   route.c      results: stored at home or routed per next hop
- *   sharing.c    the BAL_STEAL_SHARING baseline: groups, master token, pushes
+ *   sharing.c    the "sharing" baseline: groups, master token, pushes
  *   terminate.c  termination: the two tree barriers
  *   exec.c       executing one task (worker thread or polling thread)
  *   run.c        bal_steal_run(): progress loop, THREAD and POLL modes
- *   transport.c  MPI point-to-point messages and the tree barrier
+ *   transport.c  MPI messages, the tree barrier, the test hook (transport.h)
+ *
+ * The life of a task. bal_steal_add_task() (steal.c) copies the input into
+ * s->own_in[id] at its owner. bal_steal_run() (run.c) pushes every own task
+ * onto the back of the queue (bal__steal_q_push_back, queue.c) and starts
+ * the progress loop (progress_once). The owner's executor -- the worker
+ * thread (bal__steal_worker_main, exec.c) or the POLL loop (run_poll) --
+ * pops tasks from the back (bal__steal_q_pop_back). Meanwhile an idle rank
+ * asks a victim chosen by its policy (bal__steal_if_due in theft.c, calling
+ * s->victim->pick); the victim's loop answers in bal__steal_handle_request,
+ * which packs tasks from the front of its queue (bal__steal_pack_front,
+ * batch.c) into a BAL__STEAL_TAG_TASKS message sent by the transport
+ * (bal__tp_send_msg); the thief queues them at its back
+ * (bal__steal_handle_tasks -> bal__steal_unpack_tasks) -- under "sharing"
+ * the token holder pushes them instead (sharing.c). A stolen task may be
+ * stolen again. Whoever pops it runs it in bal__steal_run_task (exec.c),
+ * which appends the result to s->done; the progress loop hands each one to
+ * bal__steal_deliver (route.c): stored in s->res_* if this rank owns the
+ * task, else appended to the buffer of the next hop toward the owner
+ * (bal_overlay_next_hop(), or the owner itself without an overlay), sent
+ * by bal__steal_route_flush_due and forwarded by every rank on the way
+ * (bal__steal_handle_results -> bal__steal_deliver) until it is stored at
+ * home. When all of its results are home a rank enters termination
+ * (bal__steal_term_step, terminate.c); after the run bal_steal_result()
+ * (steal.c) reads the result until the next phase starts.
  *
  * One progress loop per rank (progress_once) does all communication: it
  * answers steal requests from the front of the task queue, sends a steal
@@ -161,7 +188,7 @@ struct bal_steal {
   int nactive;
   bal_steal_stats st;
 
-  /* BAL_STEAL_SHARING (sharing.c): this rank's group, in ring order */
+  /* "sharing" (sharing.c): this rank's group, in ring order */
   int *group;      /* members (ranks), ascending */
   int gsize, gpos; /* members, this rank's index */
   int64_t *token;      /* the token while held here (layout in sharing.c) */
@@ -214,19 +241,21 @@ int bal__steal_handle_tasks(bal_steal *s, int src, const unsigned char *buf, siz
  * returns 1 if one was sent, 0 if not, or a negative error. */
 int bal__steal_if_due(bal_steal *s, bool empty, int64_t now);
 
+/* ---- batch.c: task messages ---- */
+
 /* Pack up to k tasks from the front of the queue (caller holds s->mu) into
  * a task message: *buf (malloc'd), *bytes stored, *bulk unstored bytes
  * (sim_bulk.h); returns how many tasks it took (they leave the queue), or
  * a negative error. */
 int64_t bal__steal_pack_front(bal_steal *s, size_t k, unsigned char **buf, size_t *bytes,
-                          size_t *bulk);
+                              size_t *bulk);
 /* Queue the tasks of a task message; returns how many, or a negative error. */
 int64_t bal__steal_unpack_tasks(bal_steal *s, const unsigned char *buf, size_t len);
 
 /* ---- sharing.c: the work-sharing baseline ---- */
 
 /* Groups of the run (collective: all ranks call it at the start of a run
- * under BAL_STEAL_SHARING). */
+ * under "sharing"). */
 int bal__steal_sharing_start(bal_steal *s);
 /* Token and pushed tasks (messages with the BAL__STEAL_TAG_PUSH/TOKEN/TOKEN_ACK tags). */
 int bal__steal_sharing_handle(bal_steal *s, int src, int tag, const unsigned char *buf, size_t len);
@@ -245,7 +274,7 @@ int bal__steal_sharing_groups(const double *estimate, int p, int gsize, int *gro
 
 /* Store a result at home or route it toward its owner; takes data. */
 int bal__steal_deliver(bal_steal *s, int owner, int status, int64_t idx, size_t len,
-                 unsigned char *data);
+                       unsigned char *data);
 /* A batch of routed results. */
 int bal__steal_handle_results(bal_steal *s, unsigned char *buf, size_t len);
 /* Send the route buffers that are full, old, or all of them when idle;

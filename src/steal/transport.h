@@ -1,7 +1,9 @@
 /* Private: the point-to-point transport of the `steal` module. All MPI
- * traffic of a balancer goes through here (one thread at a time): messages
- * are whole byte buffers, sent without blocking and received by probing,
- * plus the non-blocking barrier used for termination. Keeping it behind
+ * traffic of a balancer goes through here (one thread at a time), apart
+ * from duplicating and freeing its communicator (steal.c): messages are
+ * whole byte buffers, sent without blocking and received by probing, plus
+ * the non-blocking barrier used for termination and the one collective of
+ * the sharing policy. Keeping it behind
  * this interface lets another transport (one-sided, another runtime) replace
  * MPI point-to-point without touching the balancing logic. */
 #ifndef BALLAST_STEAL_TRANSPORT_H
