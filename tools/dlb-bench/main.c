@@ -30,7 +30,8 @@
 
 #define PROG "ballast-dlb-bench"
 /* Policies one run may compare: more than the registry holds, so that
- * `--policy all` takes every registered one (checked in parse()). */
+ * `--policy all` takes every registered one (parse_policies() refuses
+ * rather than drops any beyond it). */
 #define BAL_DLB_MAX_POLICIES 64
 
 typedef enum { MODE_SPIN, MODE_SLEEP, MODE_SIMULATED } work_mode;
@@ -122,7 +123,11 @@ static bool parse_policies(const char *v, opts *o) {
   o->npolicies = 0;
   if (!strcmp(v, "all")) {
     for (int i = 0; bal_steal_policy_name(i); i++) {
-      if (o->npolicies == BAL_DLB_MAX_POLICIES) break;
+      if (o->npolicies == BAL_DLB_MAX_POLICIES) {
+        fprintf(stderr, PROG ": --policy all: more than %d registered policies\n",
+                BAL_DLB_MAX_POLICIES);
+        return false;
+      }
       o->policies[o->npolicies++] = bal_steal_policy_name(i);
     }
     return true;
