@@ -34,7 +34,9 @@
 #define BALLAST_STEAL_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <ballast/defs.h>
 #include <ballast/error.h>
@@ -54,19 +56,29 @@ BAL_BEGIN_DECLS
 /** Opaque balancer bound to one communicator. */
 typedef struct bal_steal bal_steal;
 
-/** How thieves choose victims. */
-typedef enum bal_steal_policy {
-  BAL_STEAL_SMALLWORLD = 0, /**< a uniformly drawn overlay neighbour (default) */
-  BAL_STEAL_RANDOM = 1,     /**< any other rank, uniformly (all-pairs baseline) */
-  BAL_STEAL_NONE = 2,       /**< no stealing: each rank runs its own tasks (static) */
-  BAL_STEAL_SHARING = 3     /**< baseline, not stealing: hierarchical work sharing as in
-                                 YALES2 (seed 000 §5.2). Ranks form groups of
-                                 sharing_group_size with about equal estimated work
-                                 (bal_steal_set_estimate()); in each group a master token
-                                 goes round-robin and its holder pushes the part of its
-                                 queue above the group's fair share to the members below
-                                 it. Results go straight to their owners. */
-} bal_steal_policy;
+/* Victim policies are named by strings (bal_steal_config::policy) and
+ * listed by bal_steal_policy_name(). The registered ones:
+ *   "smallworld" (default) a uniformly drawn overlay neighbour: the number of
+ *                peers a rank talks to stays within the overlay degree.
+ *   "biased"     an overlay neighbour drawn with probability proportional to
+ *                latency^-latency_bias (bal_overlay_victim_biased()), where a
+ *                neighbour's latency is measured by the thief itself: the
+ *                smoothed round-trip time of its steal requests to that
+ *                neighbour (request sent to reply received, which includes
+ *                the time the victim takes to answer). A neighbour not yet
+ *                asked counts as the lowest latency measured so far (all
+ *                neighbours are equal before the first reply), so every
+ *                neighbour gets tried; measurements cost no extra message
+ *                and persist from run to run on one balancer.
+ *   "random"     any other rank, uniformly (all-pairs baseline).
+ *   "none"       no stealing: each rank runs its own tasks (static).
+ *   "sharing"    a baseline, not stealing: hierarchical work sharing as in
+ *                YALES2 [Fontenaille 2018] §5.2. Ranks form groups of
+ *                sharing_group_size with about equal estimated work
+ *                (bal_steal_set_estimate()); in each group a master token
+ *                goes round-robin and its holder pushes the part of its
+ *                queue above the group's fair share to the members below
+ *                it. Results go straight to their owners. */
 
 /** Who makes MPI progress while a task runs. */
 typedef enum bal_steal_progress {
@@ -106,14 +118,19 @@ typedef void (*bal_steal_trace_fn)(void *arg, bal_steal_event ev, double t0, dou
 
 /** Configuration; initialise with bal_steal_config_init(), then change fields. */
 typedef struct bal_steal_config {
-  bal_steal_policy policy;       /**< victim policy; default SMALLWORLD */
+  const char *policy;            /**< victim policy, a name listed by
+                                      bal_steal_policy_name(); default
+                                      "smallworld". Resolved by
+                                      bal_steal_create(), which keeps no
+                                      pointer to the string. */
   bal_steal_progress progress;   /**< progress mode; default AUTO */
   int overlay_degree;            /**< average overlay degree >= 2; 0 (default) picks
-                                      2 * ceil(log2 P) + 2 (TITUS's 2 floor(log2(P-1))
-                                      shortcuts plus the two ring links, rounded up) */
+                                      2 * ceil(log2 P) + 2 (the 2 floor(log2(P-1))
+                                      shortcuts of TITUS_DLB [Fontenaille 2018]
+                                      plus the two ring links, rounded up) */
   double overlay_exponent;       /**< shortcut exponent; <= 0 is 1.0 (default 0) */
-  unsigned long long overlay_seed; /**< overlay seed, equal on all ranks (default 1) */
-  unsigned long long seed;       /**< victim-choice seed (mixed with the rank; default 1) */
+  uint64_t overlay_seed;         /**< overlay seed, equal on all ranks (default 1) */
+  uint64_t seed;                 /**< victim-choice seed (mixed with the rank; default 1) */
   double steal_fraction;         /**< share of the victim's queued tasks a theft takes,
                                       in (0, 1]; default 0.5 (at least one task
                                       when the victim has two or more) */
@@ -130,29 +147,34 @@ typedef struct bal_steal_config {
                                       sleep between polls grows the same way, and
                                       a sharing token that went round its group
                                       without moving work waits as long. */
-  int sharing_group_size;        /**< BAL_STEAL_SHARING: ranks per group, >= 0;
+  double latency_bias;           /**< "biased": exponent of the latency weight,
+                                      finite and >= 0 (0 is uniform); default 1 */
+  int sharing_group_size;        /**< "sharing": ranks per group, >= 0;
                                       0 (default) is 32 (all ranks if fewer) */
   bal_steal_trace_fn trace;      /**< optional event callback (default NULL) */
   void *trace_arg;               /**< passed to trace */
 } bal_steal_config;
 
-/** Statistics of the last run on this rank (bal_steal_stats()). */
+/** Statistics of the last run on this rank (bal_steal_stats_get()). */
 typedef struct bal_steal_stats {
-  long long tasks_own;        /**< tasks this rank added for the run */
-  long long executed_own;     /**< own tasks executed here */
-  long long executed_stolen;  /**< other ranks' tasks executed here */
-  long long tasks_given;      /**< tasks sent to thieves (counted once per hand-over) */
-  long long steal_attempts;   /**< steal requests sent */
-  long long thefts;           /**< requests answered with at least one task (sharing:
+  int64_t tasks_own;          /**< tasks this rank added for the run */
+  int64_t executed_own;       /**< own tasks executed here */
+  int64_t executed_stolen;    /**< other ranks' tasks executed here */
+  int64_t tasks_given;        /**< tasks sent to thieves (counted once per hand-over) */
+  int64_t steal_attempts;     /**< steal requests sent */
+  int64_t thefts;             /**< requests answered with at least one task (sharing:
                                    batches of tasks pushed to this rank) */
-  long long results_routed;   /**< others' results sent or forwarded from here */
-  long long route_messages;   /**< messages that carried them (results_routed /
+  int64_t results_routed;     /**< others' results sent or forwarded from here */
+  int64_t route_messages;     /**< messages that carried them (results_routed /
                                    route_messages = results per message: coarsening) */
-  long long failed;           /**< own tasks whose status is not 0 */
-  long long messages_sent;    /**< point-to-point messages sent */
-  long long bytes_sent;       /**< payload bytes of those messages */
+  int64_t failed;             /**< own tasks whose status is not 0 */
+  int64_t messages_sent;      /**< point-to-point messages sent */
+  int64_t bytes_sent;         /**< payload bytes of those messages */
   int peers_contacted;        /**< distinct ranks this rank sent messages to */
-  int overlay_degree;         /**< this rank's number of overlay neighbours */
+  int overlay_degree;         /**< peers this rank may send steal requests or
+                                   pushes to: its overlay neighbours ("smallworld",
+                                   "biased"), P - 1 ("random"), its group's other
+                                   members ("sharing"), 0 ("none") */
   double work_s;              /**< time spent in the task function */
   double idle_s;              /**< time with no task to run before termination */
   double run_s;               /**< wall time of bal_steal_run() on this rank */
@@ -172,8 +194,12 @@ BAL_API int bal_steal_config_init(bal_steal_config *cfg);
  * @param comm a valid intra-communicator; MPI must be initialised.
  * @param cfg  configuration, or NULL for the defaults.
  * @param out  receives the handle; untouched on error.
+ * The duplicate returns MPI errors to Ballast (MPI_ERRORS_RETURN), so an
+ * MPI failure in a balancer's traffic is reported as BAL_EMPI instead of
+ * aborting the job through the communicator's default handler.
  * @return BAL_OK; BAL_EINVAL if out is NULL, comm is MPI_COMM_NULL, MPI is
- *         not initialised, a field is out of range, or THREAD progress was
+ *         not initialised, a field is out of range, policy is NULL or not
+ *         a registered name (bal_steal_policy_name()), or THREAD progress was
  *         asked for under a thread level below MPI_THREAD_FUNNELED;
  *         BAL_ENOMEM; BAL_EMPI if an MPI call failed.
  * Thread-safety: call from a thread allowed to make MPI calls.
@@ -182,8 +208,9 @@ BAL_API int bal_steal_create(MPI_Comm comm, const bal_steal_config *cfg, bal_ste
 
 /**
  * Add one of this rank's tasks to the next run; the input is copied.
- * The first call after a run starts a new phase: the previous run's results
- * are released and ids start again from 0.
+ * The first successful call after a run starts a new phase: the previous
+ * run's results are released and ids start again from 0. On error nothing
+ * changes (the previous run's results stay readable).
  * @param input bytes of the task's input (may be NULL when len is 0).
  * @param len   number of bytes; any size (one steal message carries at
  *              most INT_MAX bytes, so a single task must be smaller).
@@ -192,12 +219,12 @@ BAL_API int bal_steal_create(MPI_Comm comm, const bal_steal_config *cfg, bal_ste
  *         len >= INT_MAX - 64; BAL_EBUSY during bal_steal_run(); BAL_ENOMEM.
  * Thread-safety: not thread-safe on one handle.
  */
-BAL_API int bal_steal_add_task(bal_steal *s, const void *input, size_t len, long long *id);
+BAL_API int bal_steal_add_task(bal_steal *s, const void *input, size_t len, int64_t *id);
 
 /**
  * Estimate of the work this rank's tasks of the next run represent, in any
  * unit common to all ranks (for instance seconds measured for the same
- * tasks in the previous iteration). Only #BAL_STEAL_SHARING uses it, to form
+ * tasks in the previous iteration). Only the "sharing" policy uses it, to form
  * groups of about equal work; without an estimate a rank counts its tasks.
  * The estimate holds for the next bal_steal_run() only.
  * @return BAL_OK; BAL_EINVAL if s is NULL or work is negative or not
@@ -244,12 +271,16 @@ BAL_API int bal_steal_poll(bal_steal *s);
  * @param len    receives the result length; may be NULL.
  * @param status receives 0 if the task succeeded, the task function's
  *               non-zero return value if it failed, BAL_ERANGE if its
- *               output exceeded max_out; may be NULL.
+ *               output exceeded max_out, BAL_ENOMEM if the rank that ran
+ *               it could not allocate the copy of its result (or, in SMPI
+ *               builds, the buffer for its whole input; the task function
+ *               then did not run); may be NULL. A task function that
+ *               itself returns one of these codes cannot be told apart.
  * @return BAL_OK; BAL_EINVAL if s is NULL or id is not a task of the last
  *         run; BAL_EBUSY during a run.
  * Thread-safety: read-only; safe concurrently with other reads.
  */
-BAL_API int bal_steal_result(const bal_steal *s, long long id, const void **data, size_t *len,
+BAL_API int bal_steal_result(const bal_steal *s, int64_t id, const void **data, size_t *len,
                              int *status);
 
 /**
@@ -259,14 +290,16 @@ BAL_API int bal_steal_result(const bal_steal *s, long long id, const void **data
  */
 BAL_API int bal_steal_stats_get(const bal_steal *s, bal_steal_stats *out);
 
-/** Short name of a policy ("smallworld", "random", "none", "sharing"), or NULL. */
-BAL_API const char *bal_steal_policy_name(bal_steal_policy policy);
-
 /**
- * Parse a policy name as printed by bal_steal_policy_name().
- * @return BAL_OK; BAL_EINVAL if name or out is NULL or the name is unknown.
+ * Names of the registered victim policies, for bal_steal_config::policy.
+ * @param i index, from 0.
+ * @return the i-th registered name, or NULL if i is negative or past
+ *         the last one: loop until NULL to list them all. Today "none",
+ *         "sharing", "random", "smallworld", "biased" (baselines first);
+ *         later versions may add names anywhere in the list.
+ * Thread-safety: safe (static strings).
  */
-BAL_API int bal_steal_policy_parse(const char *name, bal_steal_policy *out);
+BAL_API const char *bal_steal_policy_name(int i);
 
 /**
  * Free a balancer. It frees the balancer's duplicate of the communicator

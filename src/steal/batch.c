@@ -1,7 +1,7 @@
 /* Task messages: a batch of tasks taken from the front of the queue
  * (thieves' end) for a steal reply or a sharing push, and the same batch
  * queued at the receiver. Wire format: uint64 count, then per task a
- * bal__wire_hdr and its stored input bytes (sim_bulk.h). */
+ * bal__steal_wire_hdr and its stored input bytes (sim_bulk.h). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,13 +13,13 @@
 /* Largest batch we build (at least one task is always sent). */
 #define BATCH_MAX_BYTES ((size_t)64 << 20)
 
-long long bal__pack_front(bal_steal *s, size_t k, unsigned char **out, size_t *out_bytes,
-                          size_t *out_bulk) {
+int64_t bal__steal_pack_front(bal_steal *s, size_t k, unsigned char **out, size_t *out_bytes,
+                              size_t *out_bulk) {
   size_t bytes = sizeof(uint64_t), take = 0, bulk = 0;
-  if (k > bal__q_size(s)) k = bal__q_size(s);
+  if (k > bal__steal_q_size(s)) k = bal__steal_q_size(s);
   while (take < k) {
-    size_t len = bal__q_front(s, take)->len, kept = bal__stored_len(len);
-    size_t add = sizeof(bal__wire_hdr) + kept;
+    size_t len = bal__steal_q_front(s, take)->len, kept = bal__steal_stored_len(len);
+    size_t add = sizeof(bal__steal_wire_hdr) + kept;
     if (take > 0 && bytes + bulk + add + (len - kept) > BATCH_MAX_BYTES) break;
     bytes += add;
     bulk += len - kept;
@@ -37,45 +37,45 @@ long long bal__pack_front(bal_steal *s, size_t k, unsigned char **out, size_t *o
   memcpy(buf, &cnt, sizeof cnt);
   size_t off = sizeof cnt;
   for (size_t i = 0; i < take; i++) {
-    bal__task *t = bal__q_front(s, i);
-    bal__wire_hdr h = {t->owner, 0, t->idx, t->len};
+    bal__steal_task *t = bal__steal_q_front(s, i);
+    bal__steal_wire_hdr h = {t->owner, 0, t->idx, t->len};
     memcpy(buf + off, &h, sizeof h);
     off += sizeof h;
-    size_t kept = bal__stored_len(t->len);
+    size_t kept = bal__steal_stored_len(t->len);
     if (kept) memcpy(buf + off, t->data, kept);
     off += kept;
     if (t->own_data) free(t->data);
   }
-  bal__q_drop_front(s, take);
-  s->st.tasks_given += (long long)take;
+  bal__steal_q_drop_front(s, take);
+  s->st.tasks_given += (int64_t)take;
   *out = buf;
   *out_bytes = bytes;
   *out_bulk = bulk;
-  return (long long)take;
+  return (int64_t)take;
 }
 
-long long bal__unpack_tasks(bal_steal *s, const unsigned char *buf, size_t len) {
+int64_t bal__steal_unpack_tasks(bal_steal *s, const unsigned char *buf, size_t len) {
   uint64_t cnt = 0;
   if (len < sizeof cnt) return BAL_EMPI;
   memcpy(&cnt, buf, sizeof cnt);
   if (cnt == 0) return 0;
   pthread_mutex_lock(&s->mu);
-  int rc = cnt > len ? BAL_EMPI : bal__q_reserve(s, (size_t)cnt);
+  int rc = cnt > len ? BAL_EMPI : bal__steal_q_reserve(s, (size_t)cnt);
   size_t off = sizeof cnt;
   for (uint64_t i = 0; rc == BAL_OK && i < cnt; i++) {
-    bal__wire_hdr h;
+    bal__steal_wire_hdr h;
     if (off + sizeof h > len) {
       rc = BAL_EMPI;
       break;
     }
     memcpy(&h, buf + off, sizeof h);
     off += sizeof h;
-    size_t kept = bal__stored_len((size_t)h.len);
+    size_t kept = bal__steal_stored_len((size_t)h.len);
     if (kept > len - off || h.owner < 0 || h.owner >= s->size) { /* as handle_results */
       rc = BAL_EMPI;
       break;
     }
-    bal__task t = {h.owner, 1, h.idx, (size_t)h.len, NULL};
+    bal__steal_task t = {h.owner, 1, h.idx, (size_t)h.len, NULL};
     if (kept && !(t.data = malloc(kept))) {
       rc = BAL_ENOMEM;
       break;
@@ -84,9 +84,9 @@ long long bal__unpack_tasks(bal_steal *s, const unsigned char *buf, size_t len) 
     off += kept;
     /* Received tasks go to the back: they are this rank's work now, and
      * their front end is what its own thieves will take. */
-    bal__q_push_back(s, t);
+    bal__steal_q_push_back(s, t);
   }
   pthread_cond_signal(&s->work_cv);
   pthread_mutex_unlock(&s->mu);
-  return rc == BAL_OK ? (long long)cnt : rc;
+  return rc == BAL_OK ? (int64_t)cnt : rc;
 }

@@ -10,12 +10,12 @@
 #include "sim_bulk.h"
 #include "steal_internal.h"
 
-void bal__run_task(bal_steal *s, bal__task *t) {
+void bal__steal_run_task(bal_steal *s, bal__steal_task *t) {
   size_t out_len = 0;
   int64_t a = bal__now_ns();
   bool poll = s->mode == BAL_STEAL_PROGRESS_POLL;
   const unsigned char *input = t->len ? t->data : NULL;
-  size_t kept = bal__stored_len(t->len);
+  size_t kept = bal__steal_stored_len(t->len);
   int status = 0;
   if (kept < t->len) {
     /* SMPI build: the kept prefix, then the unstored bulk (sim_bulk.h), in
@@ -58,7 +58,7 @@ void bal__run_task(bal_steal *s, bal__task *t) {
     s->st.executed_stolen++;
   if (s->ndone == s->capdone) {
     size_t cap = s->capdone ? 2 * s->capdone : 64;
-    bal__result *n = realloc(s->done, cap * sizeof *n);
+    bal__steal_result *n = realloc(s->done, cap * sizeof *n);
     if (!n) {
       /* Cannot queue the result: record the failure; the run would not
        * terminate without it, so report it as the run's error. */
@@ -70,20 +70,20 @@ void bal__run_task(bal_steal *s, bal__task *t) {
     s->done = n;
     s->capdone = cap;
   }
-  s->done[s->ndone++] = (bal__result){t->owner, status, t->idx, out_len, copy};
+  s->done[s->ndone++] = (bal__steal_result){t->owner, status, t->idx, out_len, copy};
   s->worker_busy = false;
   pthread_cond_signal(&s->prog_cv);
   pthread_mutex_unlock(&s->mu);
 }
 
-void *bal__worker_main(void *arg) {
+void *bal__steal_worker_main(void *arg) {
   bal_steal *s = arg;
   pthread_mutex_lock(&s->mu);
   for (;;) {
-    bal__task t;
-    if (bal__pop_back(s, &t)) {
+    bal__steal_task t;
+    if (bal__steal_q_pop_back(s, &t)) {
       pthread_mutex_unlock(&s->mu);
-      bal__run_task(s, &t);
+      bal__steal_run_task(s, &t);
       pthread_mutex_lock(&s->mu);
       continue;
     }

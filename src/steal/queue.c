@@ -7,7 +7,7 @@
 
 #include "steal_internal.h"
 
-int bal__q_reserve(bal_steal *s, size_t extra) {
+int bal__steal_q_reserve(bal_steal *s, size_t extra) {
   if (s->qhead > 0 && s->qtail + extra > s->qcap) {
     memmove(s->q, s->q + s->qhead, (s->qtail - s->qhead) * sizeof *s->q);
     s->qtail -= s->qhead;
@@ -16,21 +16,22 @@ int bal__q_reserve(bal_steal *s, size_t extra) {
   if (s->qtail + extra <= s->qcap) return BAL_OK;
   size_t cap = s->qcap ? s->qcap : 64;
   while (cap < s->qtail + extra) cap *= 2;
-  bal__task *n = realloc(s->q, cap * sizeof *n);
+  bal__steal_task *n = realloc(s->q, cap * sizeof *n);
   if (!n) return BAL_ENOMEM;
   s->q = n;
   s->qcap = cap;
   return BAL_OK;
 }
 
-size_t bal__q_size(const bal_steal *s) { return s->qtail - s->qhead; }
+size_t bal__steal_q_size(const bal_steal *s) { return s->qtail - s->qhead; }
 
 /* ---- owner end ---- */
 
-void bal__q_push_back(bal_steal *s, bal__task t) { s->q[s->qtail++] = t; }
+void bal__steal_q_push_back(bal_steal *s, bal__steal_task t) { s->q[s->qtail++] = t; }
 
-/* Pop from the back for local execution; returns false if empty. */
-bool bal__pop_back(bal_steal *s, bal__task *t) {
+/* Pop from the back for local execution, marking the executor busy
+ * (worker_busy, cleared when its result is queued); false if empty. */
+bool bal__steal_q_pop_back(bal_steal *s, bal__steal_task *t) {
   if (s->qtail == s->qhead) return false;
   *t = s->q[--s->qtail];
   s->worker_busy = true;
@@ -39,11 +40,11 @@ bool bal__pop_back(bal_steal *s, bal__task *t) {
 
 /* ---- thief end ---- */
 
-bal__task *bal__q_front(bal_steal *s, size_t i) { return &s->q[s->qhead + i]; }
+bal__steal_task *bal__steal_q_front(bal_steal *s, size_t i) { return &s->q[s->qhead + i]; }
 
-void bal__q_drop_front(bal_steal *s, size_t n) { s->qhead += n; }
+void bal__steal_q_drop_front(bal_steal *s, size_t n) { s->qhead += n; }
 
-void bal__q_clear(bal_steal *s) {
+void bal__steal_q_clear(bal_steal *s) {
   for (size_t i = s->qhead; i < s->qtail; i++)
     if (s->q[i].own_data) free(s->q[i].data);
   s->qhead = s->qtail = 0;

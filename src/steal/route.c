@@ -3,6 +3,7 @@
  * (bal_overlay_next_hop()), so that results heading the same way share
  * messages. A buffer is sent once full, once its oldest result is old, or
  * whenever this rank has no task to run. */
+#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,9 +20,9 @@
 /* Largest result batch (the MPI count is an int). */
 #define ROUTE_MAX_BYTES ((size_t)INT_MAX - 4096)
 
-static void store_own(bal_steal *s, int status, long long idx, size_t len, unsigned char *data) {
+static void store_own(bal_steal *s, int status, int64_t idx, size_t len, unsigned char *data) {
   if (idx < 0 || idx >= s->own_n || s->res_have[idx]) {
-    bal__log(BAL_LOG_ERROR, "steal", "rank %d: unexpected result for task %lld", s->rank, idx);
+    bal__log(BAL_LOG_ERROR, "steal", "rank %d: unexpected result for task %" PRId64, s->rank, idx);
     free(data);
     return;
   }
@@ -43,7 +44,7 @@ static int hop_of(bal_steal *s, int owner) {
 }
 
 static int route_flush(bal_steal *s, int dest) {
-  bal__route_buf *b = &s->rb[dest];
+  bal__steal_route_buf *b = &s->rb[dest];
   if (b->len == 0) return BAL_OK;
   unsigned char *buf = b->buf;
   size_t len = b->len;
@@ -61,19 +62,19 @@ static int route_flush(bal_steal *s, int dest) {
     double t = bal__steal_secs(s, bal__now_ns());
     s->cfg.trace(s->cfg.trace_arg, BAL_STEAL_EV_ROUTE, t, t, dest);
   }
-  return bal__tp_send_msg(&s->tp, dest, BAL__TAG_RESULTS, buf, len, 0);
+  return bal__tp_send_msg(&s->tp, dest, BAL__STEAL_TAG_RESULTS, buf, len, 0);
 }
 
 /* Append a result for another rank to the buffer of its next hop; takes data. */
-static int route_append(bal_steal *s, int owner, int status, long long idx, size_t len,
+static int route_append(bal_steal *s, int owner, int status, int64_t idx, size_t len,
                         unsigned char *data) {
   int dest = hop_of(s, owner);
   if (dest < 0) {
     free(data);
     return dest;
   }
-  bal__route_buf *b = &s->rb[dest];
-  size_t need = sizeof(bal__wire_hdr) + len;
+  bal__steal_route_buf *b = &s->rb[dest];
+  size_t need = sizeof(bal__steal_wire_hdr) + len;
   if (b->len > 0 && b->len + need > ROUTE_MAX_BYTES) {
     int rc = route_flush(s, dest);
     if (rc != BAL_OK) {
@@ -96,7 +97,7 @@ static int route_append(bal_steal *s, int owner, int status, long long idx, size
     b->t_first = bal__now_ns();
     s->active[s->nactive++] = dest;
   }
-  bal__wire_hdr h = {owner, status, idx, len};
+  bal__steal_wire_hdr h = {owner, status, idx, len};
   memcpy(b->buf + b->len, &h, sizeof h);
   if (len) memcpy(b->buf + b->len + sizeof h, data, len);
   b->len += need;
@@ -105,8 +106,8 @@ static int route_append(bal_steal *s, int owner, int status, long long idx, size
   return BAL_OK;
 }
 
-int bal__deliver(bal_steal *s, int owner, int status, long long idx, size_t len,
-                 unsigned char *data) {
+int bal__steal_deliver(bal_steal *s, int owner, int status, int64_t idx, size_t len,
+                       unsigned char *data) {
   if (owner == s->rank) {
     store_own(s, status, idx, len, data);
     return BAL_OK;
@@ -114,10 +115,10 @@ int bal__deliver(bal_steal *s, int owner, int status, long long idx, size_t len,
   return route_append(s, owner, status, idx, len, data);
 }
 
-int bal__handle_results(bal_steal *s, unsigned char *buf, size_t len) {
+int bal__steal_handle_results(bal_steal *s, unsigned char *buf, size_t len) {
   size_t off = 0;
   while (off < len) {
-    bal__wire_hdr h;
+    bal__steal_wire_hdr h;
     if (off + sizeof h > len) return BAL_EMPI;
     memcpy(&h, buf + off, sizeof h);
     off += sizeof h;
@@ -128,19 +129,19 @@ int bal__handle_results(bal_steal *s, unsigned char *buf, size_t len) {
       memcpy(d, buf + off, h.len);
     }
     off += h.len;
-    int rc = bal__deliver(s, h.owner, h.status, h.idx, (size_t)h.len, d);
+    int rc = bal__steal_deliver(s, h.owner, h.status, h.idx, (size_t)h.len, d);
     if (rc != BAL_OK) return rc;
   }
   return BAL_OK;
 }
 
-int bal__route_flush_due(bal_steal *s, bool idle, int64_t now) {
+int bal__steal_route_flush_due(bal_steal *s, bool idle, int64_t now) {
   int act = 0;
   int64_t flush_ns = (int64_t)(s->cfg.route_flush_s * 1e9);
   for (int i = s->nactive - 1; i >= 0; i--) {
     if (i >= s->nactive) continue;
     int d = s->active[i];
-    bal__route_buf *b = &s->rb[d];
+    bal__steal_route_buf *b = &s->rb[d];
     if (idle || b->len >= s->cfg.route_buffer_bytes || now - b->t_first >= flush_ns) {
       int rc = route_flush(s, d);
       if (rc != BAL_OK) return rc;

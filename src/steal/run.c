@@ -25,14 +25,14 @@ static int progress_once(bal_steal *s) {
     if (rc < 0) return rc;
     if (rc == 0) break;
     act = 1;
-    if (tag == BAL__TAG_REQ)
-      rc = bal__handle_request(s, src);
-    else if (tag == BAL__TAG_TASKS)
-      rc = bal__handle_tasks(s, src, buf, len);
-    else if (tag == BAL__TAG_RESULTS)
-      rc = bal__handle_results(s, buf, len);
-    else if (tag == BAL__TAG_PUSH || tag == BAL__TAG_TOKEN || tag == BAL__TAG_TOKEN_ACK)
-      rc = bal__sharing_handle(s, src, tag, buf, len);
+    if (tag == BAL__STEAL_TAG_REQ)
+      rc = bal__steal_handle_request(s, src);
+    else if (tag == BAL__STEAL_TAG_TASKS)
+      rc = bal__steal_handle_tasks(s, src, buf, len);
+    else if (tag == BAL__STEAL_TAG_RESULTS)
+      rc = bal__steal_handle_results(s, buf, len);
+    else if (tag == BAL__STEAL_TAG_PUSH || tag == BAL__STEAL_TAG_TOKEN || tag == BAL__STEAL_TAG_TOKEN_ACK)
+      rc = bal__steal_sharing_handle(s, src, tag, buf, len);
     else
       rc = BAL_EMPI;
     free(buf);
@@ -40,12 +40,12 @@ static int progress_once(bal_steal *s) {
   }
 
   pthread_mutex_lock(&s->mu);
-  bal__result *done = s->done;
+  bal__steal_result *done = s->done;
   size_t ndone = s->ndone;
   int werr = s->err;
   s->done = NULL;
   s->ndone = s->capdone = 0;
-  bool empty = bal__q_size(s) == 0;
+  bool empty = bal__steal_q_size(s) == 0;
   bool idle = empty && !s->worker_busy;
   pthread_mutex_unlock(&s->mu);
   if (werr) {
@@ -56,7 +56,7 @@ static int progress_once(bal_steal *s) {
   rc = BAL_OK;
   for (size_t i = 0; i < ndone; i++) {
     if (rc == BAL_OK)
-      rc = bal__deliver(s, done[i].owner, done[i].status, done[i].idx, done[i].len, done[i].data);
+      rc = bal__steal_deliver(s, done[i].owner, done[i].status, done[i].idx, done[i].len, done[i].data);
     else
       free(done[i].data);
   }
@@ -67,16 +67,16 @@ static int progress_once(bal_steal *s) {
   int64_t now = bal__now_ns();
   if ((rc = bal__steal_if_due(s, empty, now)) < 0) return rc;
   if (rc) act = 1;
-  if (s->cfg.policy == BAL_STEAL_SHARING) {
-    if ((rc = bal__sharing_step(s, now)) < 0) return rc;
+  if (s->victim->shares) {
+    if ((rc = bal__steal_sharing_step(s, now)) < 0) return rc;
     if (rc) act = 1;
   }
-  if ((rc = bal__route_flush_due(s, idle, now)) < 0) return rc;
+  if ((rc = bal__steal_route_flush_due(s, idle, now)) < 0) return rc;
   if (rc) act = 1;
   rc = bal__tp_progress(&s->tp);
   if (rc != BAL_OK) return rc;
 
-  if ((rc = bal__term_step(s)) < 0) return rc;
+  if ((rc = bal__steal_term_step(s)) < 0) return rc;
   if (rc) act = 1;
   return act;
 }
@@ -99,7 +99,7 @@ static int64_t idle_nap(bal_steal *s) {
   int64_t first = (int64_t)(s->cfg.poll_interval_s * 1e9);
   /* After barrier 1 all work is done and only the final barrier is left:
    * every rank is at it, briefly, so poll at full speed to end sooner. */
-  if (s->phase >= 2) return first;
+  if (!bal__steal_tasks_open(s)) return first;
   int64_t cap = (int64_t)(s->cfg.backoff_max_s * 1e9);
   if (cap < first) cap = first;
   s->idle_nap = s->idle_nap ? 2 * s->idle_nap : first;
@@ -109,23 +109,23 @@ static int64_t idle_nap(bal_steal *s) {
 
 static int run_poll(bal_steal *s) {
   s->idle_nap = 0;
-  while (s->phase < 4) {
+  while (s->phase != BAL__STEAL_DONE) {
     int act = progress_once(s);
     if (act < 0) return act;
     pthread_mutex_lock(&s->mu);
-    bal__task t;
-    bool got = bal__pop_back(s, &t);
+    bal__steal_task t;
+    bool got = bal__steal_q_pop_back(s, &t);
     pthread_mutex_unlock(&s->mu);
     if (got || act) s->idle_nap = 0;
     if (got) {
-      bal__run_task(s, &t);
+      bal__steal_run_task(s, &t);
       continue;
     }
     if (!act) {
       int64_t a = bal__now_ns();
       int64_t nap = idle_nap(s);
       if (nap > 0) bal__sleep_ns(nap);
-      if (s->phase < 2) {
+      if (bal__steal_tasks_open(s)) {
         int64_t b = bal__now_ns();
         s->st.idle_s += (double)(b - a) * 1e-9;
         if (s->cfg.trace)
@@ -139,9 +139,9 @@ static int run_poll(bal_steal *s) {
 
 static int run_thread(bal_steal *s) {
   pthread_t th;
-  if (pthread_create(&th, NULL, bal__worker_main, s) != 0) return BAL_ESYS;
+  if (pthread_create(&th, NULL, bal__steal_worker_main, s) != 0) return BAL_ESYS;
   int rc = BAL_OK;
-  while (s->phase < 4) {
+  while (s->phase != BAL__STEAL_DONE) {
     int act = progress_once(s);
     if (act < 0) {
       rc = act;
@@ -171,9 +171,9 @@ static int run_thread(bal_steal *s) {
 int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg) {
   if (!s || !fn || max_out >= (size_t)INT_MAX - 64) return BAL_EINVAL;
   if (s->in_task || s->running) return BAL_EBUSY;
-  if (s->ran) bal__new_phase(s);
+  if (s->ran) bal__steal_new_phase(s);
   int rc = BAL_ENOMEM;
-  long long n = s->own_n;
+  int64_t n = s->own_n;
   size_t nn = (size_t)(n ? n : 1);
   s->res_data = calloc(nn, sizeof *s->res_data);
   s->res_len = calloc(nn, sizeof *s->res_len);
@@ -181,7 +181,7 @@ int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg) {
   s->res_have = calloc(nn, 1);
   s->scratch = malloc(max_out ? max_out : 1);
   pthread_mutex_lock(&s->mu);
-  int qrc = bal__q_reserve(s, (size_t)n);
+  int qrc = bal__steal_q_reserve(s, (size_t)n);
   pthread_mutex_unlock(&s->mu);
   if (!s->res_data || !s->res_len || !s->res_status || !s->res_have || !s->scratch || qrc) {
     /* Every rank must take part in the barriers; a rank that cannot even
@@ -189,31 +189,33 @@ int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg) {
      * application's call, so fail before any message is sent. */
     free(s->scratch);
     s->scratch = NULL;
-    bal__free_results(s);
+    bal__steal_free_results(s);
     return rc;
   }
   memset(&s->st, 0, sizeof s->st);
   bal__tp_reset_stats(&s->tp);
   s->st.tasks_own = n;
-  s->st.overlay_degree = s->ov ? s->ov_degree : (s->cfg.policy == BAL_STEAL_RANDOM ? s->size - 1 : 0);
-  if (s->cfg.policy == BAL_STEAL_SHARING) {
+  /* The peers a rank may ask: overlay neighbours, or everyone when a
+   * stealing policy has no overlay. */
+  s->st.overlay_degree = s->ov ? s->ov_degree : (s->victim->steals ? s->size - 1 : 0);
+  if (s->victim->shares) {
     /* Collective: the groups of this run, from everyone's estimate. */
-    if ((rc = bal__sharing_start(s)) != BAL_OK) {
+    if ((rc = bal__steal_sharing_start(s)) != BAL_OK) {
       free(s->scratch);
       s->scratch = NULL;
-      bal__free_results(s);
+      bal__steal_free_results(s);
       return rc;
     }
     s->st.overlay_degree = s->gsize - 1; /* the peers a rank may talk to */
   }
   /* Own tasks in order: the owner pops the back, thieves take the front. */
-  for (long long i = 0; i < n; i++)
-    bal__q_push_back(s, (bal__task){s->rank, 0, i, s->own_len[i], s->own_in[i]});
+  for (int64_t i = 0; i < n; i++)
+    bal__steal_q_push_back(s, (bal__steal_task){s->rank, 0, i, s->own_len[i], s->own_in[i]});
   s->fn = fn;
   s->max_out = max_out;
   s->arg = arg;
   s->own_home = 0;
-  s->phase = 0;
+  s->phase = BAL__STEAL_WORKING;
   s->outstanding = false;
   s->backoff = 0;
   s->stop = false;
@@ -231,9 +233,9 @@ int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg) {
   s->st.peers_contacted = s->tp.npeers;
   free(s->scratch);
   s->scratch = NULL;
-  bal__sharing_free(s); /* groups are per run; a token held here ends with it */
+  bal__steal_sharing_free(s); /* groups are per run; a token held here ends with it */
   pthread_mutex_lock(&s->mu);
-  bal__q_clear(s);
+  bal__steal_q_clear(s);
   for (size_t i = 0; i < s->ndone; i++) free(s->done[i].data);
   s->ndone = 0;
   pthread_mutex_unlock(&s->mu);

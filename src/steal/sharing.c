@@ -1,11 +1,11 @@
-/* BAL_STEAL_SHARING: hierarchical work sharing, the baseline of seed 000
+/* "sharing": hierarchical work sharing, the baseline of [Fontenaille 2018]
  * §5.2 (YALES2's scheduler), run by the same progress loop, transport and
  * termination as stealing so that the comparison measures the policy only.
  *
  * Groups. At the start of a run the ranks exchange their work estimates
  * (bal_steal_set_estimate(), by default their task counts) and form groups
  * of at most sharing_group_size ranks with about equal estimated work
- * (bal__sharing_groups), as YALES2 forms them from the previous iteration.
+ * (bal__steal_sharing_groups), as YALES2 forms them from the previous iteration.
  * There is no balancing between groups: that is what the estimates are for.
  *
  * Token. Each group has one master token, which travels round-robin
@@ -36,7 +36,7 @@
  * members' queue lengths as last known. */
 enum { TOKEN_QUIET = 0, TOKEN_NAP = 1, TOKEN_LOADS = 2 };
 
-int bal__sharing_groups(const double *estimate, int p, int gsize, int *group_of) {
+int bal__steal_sharing_groups(const double *estimate, int p, int gsize, int *group_of) {
   if (gsize < 1) gsize = 1;
   int ngroups = (p + gsize - 1) / gsize;
   int *order = malloc((size_t)p * sizeof *order);
@@ -48,10 +48,11 @@ int bal__sharing_groups(const double *estimate, int p, int gsize, int *group_of)
     free(members);
     return BAL_ENOMEM;
   }
-  /* Largest estimate first (ties: lower rank), insertion into a sorted
-   * prefix would be O(p^2): sort with qsort on (estimate, rank) pairs. */
+  /* Largest estimate first (ties: lower rank), by a Shell sort of the ranks
+   * (halving gaps, in place): qsort's comparator gets no context through
+   * which to reach the estimates, and a global would not be thread-safe. */
   for (int r = 0; r < p; r++) order[r] = r;
-  for (int gap = p / 2; gap > 0; gap /= 2) /* Shell sort: no comparator context in qsort */
+  for (int gap = p / 2; gap > 0; gap /= 2)
     for (int i = gap; i < p; i++) {
       int v = order[i], j = i;
       while (j >= gap && (estimate[order[j - gap]] < estimate[v] ||
@@ -79,7 +80,7 @@ int bal__sharing_groups(const double *estimate, int p, int gsize, int *group_of)
   return ngroups;
 }
 
-void bal__sharing_free(bal_steal *s) {
+void bal__steal_sharing_free(bal_steal *s) {
   free(s->group);
   free(s->token);
   s->group = NULL;
@@ -87,8 +88,8 @@ void bal__sharing_free(bal_steal *s) {
   s->gsize = 0;
 }
 
-int bal__sharing_start(bal_steal *s) {
-  bal__sharing_free(s);
+int bal__steal_sharing_start(bal_steal *s) {
+  bal__steal_sharing_free(s);
   s->token_unacked = 0;
   s->token_waited = false;
   double mine[2] = {s->has_estimate ? s->estimate : (double)s->own_n, (double)s->own_n};
@@ -97,12 +98,11 @@ int bal__sharing_start(bal_steal *s) {
   int *group_of = malloc((size_t)s->size * sizeof *group_of);
   int rc = BAL_ENOMEM;
   if (!all || !est || !group_of) goto out;
-  rc = BAL_EMPI;
-  if (MPI_Allgather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, s->comm) != MPI_SUCCESS) goto out;
+  if ((rc = bal__tp_allgather(&s->tp, mine, sizeof mine, all)) != BAL_OK) goto out;
   for (int r = 0; r < s->size; r++) est[r] = all[2 * r];
   int gsize = s->cfg.sharing_group_size ? s->cfg.sharing_group_size : DEFAULT_GROUP_SIZE;
   if (gsize > s->size) gsize = s->size;
-  int ng = bal__sharing_groups(est, s->size, gsize, group_of);
+  int ng = bal__steal_sharing_groups(est, s->size, gsize, group_of);
   rc = ng < 0 ? ng : BAL_OK;
   if (rc != BAL_OK) goto out;
   int mine_g = group_of[s->rank], n = 0;
@@ -120,7 +120,7 @@ int bal__sharing_start(bal_steal *s) {
     if (!(s->token = malloc((size_t)(s->gsize + TOKEN_LOADS) * sizeof *s->token))) goto out;
     s->token[TOKEN_QUIET] = s->token[TOKEN_NAP] = 0;
     for (int i = 0; i < s->gsize; i++)
-      s->token[TOKEN_LOADS + i] = (long long)all[2 * s->group[i] + 1];
+      s->token[TOKEN_LOADS + i] = (int64_t)all[2 * s->group[i] + 1];
     s->token_release = bal__now_ns();
   }
   rc = BAL_OK;
@@ -132,21 +132,21 @@ out:
 }
 
 /* Push the holder's work above the group's fair share to the members below it. */
-static int distribute(bal_steal *s, long long *loads) {
+static int distribute(bal_steal *s, int64_t *loads) {
   int g = s->gsize, moved = 0;
   pthread_mutex_lock(&s->mu);
-  loads[s->gpos] = (long long)bal__q_size(s);
-  long long total = 0;
+  loads[s->gpos] = (int64_t)bal__steal_q_size(s);
+  int64_t total = 0;
   for (int i = 0; i < g; i++) total += loads[i];
-  long long share = (total + g - 1) / g;
+  int64_t share = (total + g - 1) / g;
   for (int step = 1; step < g && loads[s->gpos] > share; step++) {
     int j = (s->gpos + step) % g;
     if (loads[j] >= share) continue;
-    long long give = share - loads[j];
+    int64_t give = share - loads[j];
     if (give > loads[s->gpos] - share) give = loads[s->gpos] - share;
     unsigned char *buf;
     size_t bytes, bulk;
-    long long took = bal__pack_front(s, (size_t)give, &buf, &bytes, &bulk);
+    int64_t took = bal__steal_pack_front(s, (size_t)give, &buf, &bytes, &bulk);
     if (took <= 0) {
       if (took == 0) free(buf);
       pthread_mutex_unlock(&s->mu);
@@ -155,7 +155,7 @@ static int distribute(bal_steal *s, long long *loads) {
     loads[s->gpos] -= took;
     loads[j] += took;
     pthread_mutex_unlock(&s->mu);
-    int rc = bal__tp_send_msg(&s->tp, s->group[j], BAL__TAG_PUSH, buf, bytes, bulk);
+    int rc = bal__tp_send_msg(&s->tp, s->group[j], BAL__STEAL_TAG_PUSH, buf, bytes, bulk);
     if (rc != BAL_OK) return rc;
     moved = 1;
     pthread_mutex_lock(&s->mu);
@@ -164,32 +164,32 @@ static int distribute(bal_steal *s, long long *loads) {
   return moved;
 }
 
-int bal__sharing_handle(bal_steal *s, int src, int tag, const unsigned char *buf, size_t len) {
-  if (tag == BAL__TAG_PUSH) {
-    long long got = bal__unpack_tasks(s, buf, len);
+int bal__steal_sharing_handle(bal_steal *s, int src, int tag, const unsigned char *buf, size_t len) {
+  if (tag == BAL__STEAL_TAG_PUSH) {
+    int64_t got = bal__steal_unpack_tasks(s, buf, len);
     if (got < 0) return (int)got;
     if (got > 0) s->st.thefts++;
     return BAL_OK;
   }
-  if (tag == BAL__TAG_TOKEN_ACK) {
+  if (tag == BAL__STEAL_TAG_TOKEN_ACK) {
     if (s->token_unacked <= 0) return BAL_EMPI;
     s->token_unacked--;
     return BAL_OK;
   }
-  /* BAL__TAG_TOKEN */
+  /* BAL__STEAL_TAG_TOKEN */
   size_t need = (size_t)(s->gsize + TOKEN_LOADS) * sizeof *s->token;
   if (s->gsize == 0 || len != need || s->token) return BAL_EMPI;
   if (!(s->token = malloc(need))) return BAL_ENOMEM;
   memcpy(s->token, buf, need);
   s->token_release = bal__now_ns();
-  return bal__tp_send_msg(&s->tp, src, BAL__TAG_TOKEN_ACK, NULL, 0, 0);
+  return bal__tp_send_msg(&s->tp, src, BAL__STEAL_TAG_TOKEN_ACK, NULL, 0, 0);
 }
 
-int bal__sharing_step(bal_steal *s, int64_t now) {
-  if (!s->token || s->phase >= 2 || now < s->token_release) return 0;
+int bal__steal_sharing_step(bal_steal *s, int64_t now) {
+  if (!s->token || !bal__steal_tasks_open(s) || now < s->token_release) return 0;
   int moved = distribute(s, s->token + TOKEN_LOADS);
   if (moved < 0) return moved;
-  long long *quiet = &s->token[TOKEN_QUIET], *nap = &s->token[TOKEN_NAP];
+  int64_t *quiet = &s->token[TOKEN_QUIET], *nap = &s->token[TOKEN_NAP];
   if (moved) {
     *quiet = 0;
     *nap = 0;
@@ -199,8 +199,8 @@ int bal__sharing_step(bal_steal *s, int64_t now) {
   if (s->gsize == 1 || (*quiet >= s->gsize && !s->token_waited)) {
     /* A quiet lap: hold the token a while before passing it on, doubling
      * the hold while laps stay quiet, like a thief's back-off. */
-    long long first = (long long)(s->cfg.poll_interval_s * 1e9) + 1000;
-    long long cap = (long long)(s->cfg.backoff_max_s * 1e9);
+    int64_t first = (int64_t)(s->cfg.poll_interval_s * 1e9) + 1000;
+    int64_t cap = (int64_t)(s->cfg.backoff_max_s * 1e9);
     if (cap < first) cap = first;
     *nap = *nap ? 2 * *nap : first;
     if (*nap > cap) *nap = cap;
@@ -212,9 +212,11 @@ int bal__sharing_step(bal_steal *s, int64_t now) {
   size_t bytes = (size_t)(s->gsize + TOKEN_LOADS) * sizeof *s->token;
   unsigned char *msg = (unsigned char *)s->token;
   s->token = NULL;
-  int rc = bal__tp_send_msg(&s->tp, s->group[(s->gpos + 1) % s->gsize], BAL__TAG_TOKEN, msg,
-                            bytes, 0);
+  int rc = bal__tp_send_msg(&s->tp, s->group[(s->gpos + 1) % s->gsize], BAL__STEAL_TAG_TOKEN,
+                            msg, bytes, 0);
   if (rc != BAL_OK) return rc;
   s->token_unacked++;
   return 1;
 }
+
+const bal__steal_victim bal__steal_victim_sharing = {.name = "sharing", .shares = true};

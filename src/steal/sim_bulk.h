@@ -18,7 +18,7 @@
 #include <ballast/steal.h>
 
 /* Bytes of a task input of logical length len that are stored and sent. */
-static inline size_t bal__stored_len(size_t len) {
+static inline size_t bal__steal_stored_len(size_t len) {
 #ifdef BALLAST_SMPI
   return len < (size_t)BALLAST_SMPI_TASK_BYTES_KEPT ? len : (size_t)BALLAST_SMPI_TASK_BYTES_KEPT;
 #else

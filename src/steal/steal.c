@@ -16,30 +16,10 @@
 #include "steal_internal.h"
 #include "transport.h"
 
-const char *bal_steal_policy_name(bal_steal_policy policy) {
-  switch (policy) {
-  case BAL_STEAL_SMALLWORLD: return "smallworld";
-  case BAL_STEAL_RANDOM: return "random";
-  case BAL_STEAL_NONE: return "none";
-  case BAL_STEAL_SHARING: return "sharing";
-  }
-  return NULL;
-}
-
-int bal_steal_policy_parse(const char *name, bal_steal_policy *out) {
-  if (!name || !out) return BAL_EINVAL;
-  for (int p = BAL_STEAL_SMALLWORLD; p <= BAL_STEAL_SHARING; p++)
-    if (!strcmp(name, bal_steal_policy_name((bal_steal_policy)p))) {
-      *out = (bal_steal_policy)p;
-      return BAL_OK;
-    }
-  return BAL_EINVAL;
-}
-
 int bal_steal_config_init(bal_steal_config *cfg) {
   if (!cfg) return BAL_EINVAL;
   memset(cfg, 0, sizeof *cfg);
-  cfg->policy = BAL_STEAL_SMALLWORLD;
+  cfg->policy = "smallworld";
   cfg->progress = BAL_STEAL_PROGRESS_AUTO;
   cfg->overlay_degree = 0;
   cfg->overlay_exponent = 0.0;
@@ -50,14 +30,14 @@ int bal_steal_config_init(bal_steal_config *cfg) {
   cfg->route_flush_s = 0.002;
   cfg->poll_interval_s = 0.0001;
   cfg->backoff_max_s = 0.002;
+  cfg->latency_bias = 1.0;
   return BAL_OK;
 }
 
 static bool nonneg_finite(double x) { return isfinite(x) && x >= 0.0; }
 
 static bool config_valid(const bal_steal_config *c) {
-  return (c->policy == BAL_STEAL_SMALLWORLD || c->policy == BAL_STEAL_RANDOM ||
-          c->policy == BAL_STEAL_NONE || c->policy == BAL_STEAL_SHARING) &&
+  return bal__steal_victim_find(c->policy) != NULL && nonneg_finite(c->latency_bias) &&
          c->sharing_group_size >= 0 &&
          (c->progress == BAL_STEAL_PROGRESS_AUTO || c->progress == BAL_STEAL_PROGRESS_THREAD ||
           c->progress == BAL_STEAL_PROGRESS_POLL) &&
@@ -97,12 +77,18 @@ int bal_steal_create(MPI_Comm comm, const bal_steal_config *cfg, bal_steal **out
   bal_steal *s = calloc(1, sizeof *s);
   if (!s) return BAL_ENOMEM;
   s->cfg = c;
+  s->victim = bal__steal_victim_find(c.policy);
+  s->cfg.policy = s->victim->name; /* the caller's string may not outlive this call */
   s->mode = mode;
   if (MPI_Comm_dup(comm, &s->comm) != MPI_SUCCESS) {
     free(s);
     return BAL_EMPI;
   }
-  int rc = bal__tp_init(&s->tp, s->comm);
+  /* Errors on the balancer's own communicator come back as codes (BAL_EMPI)
+   * instead of aborting the job under the default MPI_ERRORS_ARE_FATAL. */
+  int rc = BAL_EMPI;
+  if (MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN) != MPI_SUCCESS) goto fail;
+  rc = bal__tp_init(&s->tp, s->comm);
   if (rc != BAL_OK) goto fail;
   s->rank = s->tp.rank;
   s->size = s->tp.size;
@@ -112,7 +98,7 @@ int bal_steal_create(MPI_Comm comm, const bal_steal_config *cfg, bal_steal **out
   s->active = malloc((size_t)s->size * sizeof *s->active);
   if (!s->next_hop || !s->rb || !s->active) goto fail;
   for (int r = 0; r < s->size; r++) s->next_hop[r] = r;
-  if (c.policy == BAL_STEAL_SMALLWORLD && s->size > 1) {
+  if (s->victim->needs_overlay && s->size > 1) {
     int deg = c.overlay_degree ? c.overlay_degree : default_degree(s->size);
     rc = bal_overlay_create_local(s->size, deg, c.overlay_exponent, c.overlay_seed, s->rank, &s->ov);
     if (rc != BAL_OK) goto fail;
@@ -125,15 +111,15 @@ int bal_steal_create(MPI_Comm comm, const bal_steal_config *cfg, bal_steal **out
     s->next_hop[s->rank] = s->rank;
   }
   bal__rng_seed(&s->rng, c.seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(s->rank + 1)));
-  if (pthread_mutex_init(&s->mu, NULL) != 0) {
-    rc = BAL_ESYS;
-    goto fail;
-  }
+  if (s->victim->init && (rc = s->victim->init(s, &s->victim_state)) != BAL_OK) goto fail;
+  rc = BAL_ESYS;
+  if (pthread_mutex_init(&s->mu, NULL) != 0) goto fail;
   pthread_cond_init(&s->work_cv, NULL);
   pthread_cond_init(&s->prog_cv, NULL);
   *out = s;
   return BAL_OK;
 fail:
+  free(s->victim_state);
   bal_overlay_destroy(s->ov);
   bal__tp_free(&s->tp);
   free(s->next_hop);
@@ -144,10 +130,8 @@ fail:
   return rc;
 }
 
-void bal__free_results(bal_steal *s) {
-  for (long long i = 0; i < s->own_n; i++) {
-    if (s->res_data) free(s->res_data[i]);
-  }
+void bal__steal_free_results(bal_steal *s) {
+  for (int64_t i = 0; s->res_data && i < s->own_n; i++) free(s->res_data[i]);
   free(s->res_data);
   free(s->res_len);
   free(s->res_status);
@@ -158,21 +142,22 @@ void bal__free_results(bal_steal *s) {
   s->res_have = NULL;
 }
 
-/* Release the previous phase's tasks and results. */
-void bal__new_phase(bal_steal *s) {
-  bal__free_results(s);
-  for (long long i = 0; i < s->own_n; i++) free(s->own_in[i]);
+void bal__steal_new_phase(bal_steal *s) {
+  bal__steal_free_results(s);
+  for (int64_t i = 0; i < s->own_n; i++) free(s->own_in[i]);
   s->own_n = 0;
   s->has_estimate = false;
   s->ran = false;
 }
 
-int bal_steal_add_task(bal_steal *s, const void *input, size_t len, long long *id) {
+int bal_steal_add_task(bal_steal *s, const void *input, size_t len, int64_t *id) {
   if (!s || (!input && len > 0) || len >= (size_t)INT_MAX - 64) return BAL_EINVAL;
   if (s->running) return BAL_EBUSY;
-  if (s->ran) bal__new_phase(s);
-  if (s->own_n == s->own_cap) {
-    long long cap = s->own_cap ? 2 * s->own_cap : 64;
+  /* Everything that can fail comes first, so that on error the previous
+   * run's results are still there (a new phase only starts on success). */
+  int64_t n = s->ran ? 0 : s->own_n; /* tasks before this one */
+  if (n == s->own_cap) {
+    int64_t cap = s->own_cap ? 2 * s->own_cap : 64;
     unsigned char **ni = realloc(s->own_in, (size_t)cap * sizeof *ni);
     if (!ni) return BAL_ENOMEM;
     s->own_in = ni;
@@ -182,11 +167,12 @@ int bal_steal_add_task(bal_steal *s, const void *input, size_t len, long long *i
     s->own_cap = cap;
   }
   unsigned char *copy = NULL;
-  size_t kept = bal__stored_len(len);
+  size_t kept = bal__steal_stored_len(len);
   if (kept > 0) {
     if (!(copy = malloc(kept))) return BAL_ENOMEM;
     memcpy(copy, input, kept);
   }
+  if (s->ran) bal__steal_new_phase(s);
   s->own_in[s->own_n] = copy;
   s->own_len[s->own_n] = len;
   if (id) *id = s->own_n;
@@ -197,13 +183,13 @@ int bal_steal_add_task(bal_steal *s, const void *input, size_t len, long long *i
 int bal_steal_set_estimate(bal_steal *s, double work) {
   if (!s || !isfinite(work) || work < 0) return BAL_EINVAL;
   if (s->running) return BAL_EBUSY;
-  if (s->ran) bal__new_phase(s);
+  if (s->ran) bal__steal_new_phase(s);
   s->estimate = work;
   s->has_estimate = true;
   return BAL_OK;
 }
 
-int bal_steal_result(const bal_steal *s, long long id, const void **data, size_t *len,
+int bal_steal_result(const bal_steal *s, int64_t id, const void **data, size_t *len,
                      int *status) {
   if (!s) return BAL_EINVAL;
   if (s->running) return BAL_EBUSY;
@@ -222,7 +208,7 @@ int bal_steal_stats_get(const bal_steal *s, bal_steal_stats *out) {
 
 void bal_steal_destroy(bal_steal *s) {
   if (!s) return;
-  bal__new_phase(s);
+  bal__steal_new_phase(s);
   free(s->own_in);
   free(s->own_len);
   free(s->q);
@@ -232,7 +218,8 @@ void bal_steal_destroy(bal_steal *s) {
   free(s->active);
   free(s->next_hop);
   free(s->whole);
-  bal__sharing_free(s);
+  free(s->victim_state);
+  bal__steal_sharing_free(s);
   bal_overlay_destroy(s->ov);
   bal__tp_free(&s->tp);
   pthread_mutex_destroy(&s->mu);

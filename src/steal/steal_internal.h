@@ -4,13 +4,40 @@
  *                results out, phases
  *   queue.c      the local task queue (owner end, thief end)
  *   batch.c      task messages: packing from the queue's front, queueing
- *   theft.c      stealing: requests, replies, victim choice
+ *   theft.c      stealing: requests, replies, back-off
+ *   victim.c     the registry of victim policies, one file each:
+ *                victim_none.c, victim_random.c, victim_smallworld.c,
+ *                victim_biased.c (sharing's entry is in sharing.c)
  *   route.c      results: stored at home or routed per next hop
- *   sharing.c    the BAL_STEAL_SHARING baseline: groups, master token, pushes
+ *   sharing.c    the "sharing" baseline: groups, master token, pushes
  *   terminate.c  termination: the two tree barriers
  *   exec.c       executing one task (worker thread or polling thread)
  *   run.c        bal_steal_run(): progress loop, THREAD and POLL modes
- *   transport.c  MPI point-to-point messages and the tree barrier
+ *   transport.c  MPI messages, the tree barrier, the test hook (transport.h)
+ *
+ * The life of a task. bal_steal_add_task() (steal.c) copies the input into
+ * s->own_in[id] at its owner. bal_steal_run() (run.c) pushes every own task
+ * onto the back of the queue (bal__steal_q_push_back, queue.c) and starts
+ * the progress loop (progress_once). The owner's executor -- the worker
+ * thread (bal__steal_worker_main, exec.c) or the POLL loop (run_poll) --
+ * pops tasks from the back (bal__steal_q_pop_back). Meanwhile an idle rank
+ * asks a victim chosen by its policy (bal__steal_if_due in theft.c, calling
+ * s->victim->pick); the victim's loop answers in bal__steal_handle_request,
+ * which packs tasks from the front of its queue (bal__steal_pack_front,
+ * batch.c) into a BAL__STEAL_TAG_TASKS message sent by the transport
+ * (bal__tp_send_msg); the thief queues them at its back
+ * (bal__steal_handle_tasks -> bal__steal_unpack_tasks) -- under "sharing"
+ * the token holder pushes them instead (sharing.c). A stolen task may be
+ * stolen again. Whoever pops it runs it in bal__steal_run_task (exec.c),
+ * which appends the result to s->done; the progress loop hands each one to
+ * bal__steal_deliver (route.c): stored in s->res_* if this rank owns the
+ * task, else appended to the buffer of the next hop toward the owner
+ * (bal_overlay_next_hop(), or the owner itself without an overlay), sent
+ * by bal__steal_route_flush_due and forwarded by every rank on the way
+ * (bal__steal_handle_results -> bal__steal_deliver) until it is stored at
+ * home. When all of its results are home a rank enters termination
+ * (bal__steal_term_step, terminate.c); after the run bal_steal_result()
+ * (steal.c) reads the result until the next phase starts.
  *
  * One progress loop per rank (progress_once) does all communication: it
  * answers steal requests from the front of the task queue, sends a steal
@@ -33,47 +60,82 @@
 #include "transport.h"
 
 enum {
-  BAL__TAG_REQ = 1,      /* steal request (empty) */
-  BAL__TAG_TASKS = 2,    /* steal reply: tasks, possibly none */
-  BAL__TAG_RESULTS = 3,  /* routed results */
-  BAL__TAG_PUSH = 4,     /* sharing: tasks pushed by the token holder */
-  BAL__TAG_TOKEN = 5,    /* sharing: the group's master token */
-  BAL__TAG_TOKEN_ACK = 6 /* sharing: the token arrived (see terminate.c) */
+  BAL__STEAL_TAG_REQ = 1,      /* steal request (empty) */
+  BAL__STEAL_TAG_TASKS = 2,    /* steal reply: tasks, possibly none */
+  BAL__STEAL_TAG_RESULTS = 3,  /* routed results */
+  BAL__STEAL_TAG_PUSH = 4,     /* sharing: tasks pushed by the token holder */
+  BAL__STEAL_TAG_TOKEN = 5,    /* sharing: the group's master token */
+  BAL__STEAL_TAG_TOKEN_ACK = 6 /* sharing: the token arrived (see terminate.c) */
 };
 
-typedef struct bal__task {
+typedef struct bal__steal_task {
   int owner;
   int own_data; /* data was malloc'd here (stolen task) */
-  long long idx;
+  int64_t idx;
   size_t len;
   unsigned char *data;
-} bal__task;
+} bal__steal_task;
 
-typedef struct bal__result {
+typedef struct bal__steal_result {
   int owner;
   int status;
-  long long idx;
+  int64_t idx;
   size_t len;
   unsigned char *data;
-} bal__result;
+} bal__steal_result;
 
 /* Wire header of one task or one result (homogeneous machines assumed). */
-typedef struct bal__wire_hdr {
+typedef struct bal__steal_wire_hdr {
   int32_t owner;
   int32_t status;
   int64_t idx;
   uint64_t len;
-} bal__wire_hdr;
+} bal__steal_wire_hdr;
 
-typedef struct bal__route_buf {
+typedef struct bal__steal_route_buf {
   unsigned char *buf;
   size_t len, cap;
   int64_t t_first;
-  long long n;
-} bal__route_buf;
+  int64_t n;
+} bal__steal_route_buf;
+
+/* Where a rank is in a run (terminate.c). The order matters: until all of
+ * the run's results are home (DRAINING) tasks may still move. */
+typedef enum bal__steal_phase {
+  BAL__STEAL_WORKING,  /* running and stealing; own results not all home */
+  BAL__STEAL_BARRIER1, /* own results home, barrier 1 posted; still serving */
+  BAL__STEAL_DRAINING, /* every result of the run home; waiting for this
+                          rank's outstanding request and tokens */
+  BAL__STEAL_BARRIER2, /* barrier 2 posted */
+  BAL__STEAL_DONE      /* no message in flight: the run is over */
+} bal__steal_phase;
+
+/* A victim policy (victim.c holds the registry; one file per policy). */
+typedef struct bal__steal_victim {
+  const char *name;   /* as in bal_steal_config::policy */
+  bool needs_overlay; /* build the overlay: victims among its neighbours,
+                         results routed through it (else sent directly) */
+  bool steals;        /* idle ranks send steal requests and victims answer
+                         them with tasks; false: requests are never sent */
+  bool shares;        /* the sharing token runs (sharing.c) */
+  /* Optional: per-balancer state, created by bal_steal_create() after the
+   * overlay; *state is released with free() by bal_steal_destroy(). */
+  int (*init)(bal_steal *s, void **state);
+  /* The victim of the next steal request (steals only): a rank other than
+   * s->rank, or a negative BAL_E* code. */
+  int (*pick)(bal_steal *s);
+  /* Optional: a reply to the steal request sent to victim at t_req came
+   * back at now (steals only). */
+  void (*replied)(bal_steal *s, int victim, int64_t t_req, int64_t now);
+} bal__steal_victim;
+
+/* The registered policy called name, or NULL. */
+const bal__steal_victim *bal__steal_victim_find(const char *name);
 
 struct bal_steal {
-  bal_steal_config cfg;
+  bal_steal_config cfg; /* cfg.policy points to victim->name */
+  const bal__steal_victim *victim;
+  void *victim_state; /* victim->init's state, or NULL */
   bal_steal_progress mode; /* THREAD or POLL after AUTO is resolved */
   MPI_Comm comm;
   int rank, size;
@@ -86,7 +148,7 @@ struct bal_steal {
   /* own tasks of the current phase */
   unsigned char **own_in;
   size_t *own_len;
-  long long own_n, own_cap;
+  int64_t own_n, own_cap;
   bool ran; /* a run finished: the next add_task starts a new phase */
   bool has_estimate; /* bal_steal_set_estimate() was called for the next run */
   double estimate;
@@ -98,14 +160,14 @@ struct bal_steal {
   size_t *res_len;
   int *res_status;
   unsigned char *res_have;
-  long long own_home;
+  int64_t own_home;
 
   /* queue shared with the worker: front = [qhead], back = [qtail-1] */
   pthread_mutex_t mu;
   pthread_cond_t work_cv, prog_cv;
-  bal__task *q;
+  bal__steal_task *q;
   size_t qhead, qtail, qcap;
-  bal__result *done; /* finished by the worker, not yet handled */
+  bal__steal_result *done; /* finished by the worker, not yet handled */
   size_t ndone, capdone;
   bool worker_busy, stop;
   int err; /* first error seen by the worker */
@@ -117,24 +179,29 @@ struct bal_steal {
   unsigned char *scratch;
   unsigned char *whole; /* SMPI builds: a whole task input (exec.c) */
   size_t whole_cap;
-  int phase; /* 0 working, 1 barrier 1 posted, 2 draining, 3 barrier 2 posted, 4 done */
-  bool outstanding;
-  int victim;
+  bal__steal_phase phase;
+  bool outstanding; /* a steal request awaits its reply */
   int64_t t_req, next_steal, backoff, t0;
   int64_t idle_nap; /* POLL mode: current sleep of the idle loop (ns), 0 after activity */
-  bal__route_buf *rb;
+  bal__steal_route_buf *rb;
   int *active; /* destinations with a non-empty route buffer */
   int nactive;
   bal_steal_stats st;
 
-  /* BAL_STEAL_SHARING (sharing.c): this rank's group, in ring order */
+  /* "sharing" (sharing.c): this rank's group, in ring order */
   int *group;      /* members (ranks), ascending */
   int gsize, gpos; /* members, this rank's index */
-  long long *token;      /* the token while held here (layout in sharing.c) */
+  int64_t *token;      /* the token while held here (layout in sharing.c) */
   int64_t token_release; /* when a held token may be passed on */
   bool token_waited;     /* this visit of the token already waited out a quiet lap */
   int token_unacked;     /* tokens sent from here whose arrival is not yet acknowledged */
 };
+
+/* Tasks may still move between ranks (steal replies carry tasks, sharing
+ * pushes): not every result of the run is home yet. */
+static inline bool bal__steal_tasks_open(const bal_steal *s) {
+  return s->phase == BAL__STEAL_WORKING || s->phase == BAL__STEAL_BARRIER1;
+}
 
 /* Seconds since the start of the run, for the trace callback. */
 static inline double bal__steal_secs(const bal_steal *s, int64_t t) {
@@ -144,84 +211,86 @@ static inline double bal__steal_secs(const bal_steal *s, int64_t t) {
 /* ---- steal.c ---- */
 
 /* Free the current phase's results. */
-void bal__free_results(bal_steal *s);
+void bal__steal_free_results(bal_steal *s);
 /* Release the previous phase's tasks and results. */
-void bal__new_phase(bal_steal *s);
+void bal__steal_new_phase(bal_steal *s);
 
 /* ---- queue.c (callers hold s->mu) ---- */
 
 /* Room for `extra` more tasks at the back; BAL_OK or BAL_ENOMEM. */
-int bal__q_reserve(bal_steal *s, size_t extra);
-size_t bal__q_size(const bal_steal *s);
-/* Owner end: append (room reserved with bal__q_reserve) and pop the back
+int bal__steal_q_reserve(bal_steal *s, size_t extra);
+size_t bal__steal_q_size(const bal_steal *s);
+/* Owner end: append (room reserved with bal__steal_q_reserve) and pop the back
  * for local execution (pop returns false if empty). */
-void bal__q_push_back(bal_steal *s, bal__task t);
-bool bal__pop_back(bal_steal *s, bal__task *t);
+void bal__steal_q_push_back(bal_steal *s, bal__steal_task t);
+bool bal__steal_q_pop_back(bal_steal *s, bal__steal_task *t);
 /* Thief end: the i-th task from the front (i < size), and dropping the
  * first n tasks once they have been handed over. */
-bal__task *bal__q_front(bal_steal *s, size_t i);
-void bal__q_drop_front(bal_steal *s, size_t n);
+bal__steal_task *bal__steal_q_front(bal_steal *s, size_t i);
+void bal__steal_q_drop_front(bal_steal *s, size_t n);
 /* Free every task left in the queue and empty it (end of a run). */
-void bal__q_clear(bal_steal *s);
+void bal__steal_q_clear(bal_steal *s);
 
 /* ---- theft.c: stealing ---- */
 
 /* Answer a steal request from src (from the front of the queue). */
-int bal__handle_request(bal_steal *s, int src);
+int bal__steal_handle_request(bal_steal *s, int src);
 /* A steal reply from src: queue its tasks, or back off if it has none. */
-int bal__handle_tasks(bal_steal *s, int src, const unsigned char *buf, size_t len);
+int bal__steal_handle_tasks(bal_steal *s, int src, const unsigned char *buf, size_t len);
 /* Send a steal request if the queue is empty and none is outstanding;
  * returns 1 if one was sent, 0 if not, or a negative error. */
 int bal__steal_if_due(bal_steal *s, bool empty, int64_t now);
+
+/* ---- batch.c: task messages ---- */
 
 /* Pack up to k tasks from the front of the queue (caller holds s->mu) into
  * a task message: *buf (malloc'd), *bytes stored, *bulk unstored bytes
  * (sim_bulk.h); returns how many tasks it took (they leave the queue), or
  * a negative error. */
-long long bal__pack_front(bal_steal *s, size_t k, unsigned char **buf, size_t *bytes,
-                          size_t *bulk);
+int64_t bal__steal_pack_front(bal_steal *s, size_t k, unsigned char **buf, size_t *bytes,
+                              size_t *bulk);
 /* Queue the tasks of a task message; returns how many, or a negative error. */
-long long bal__unpack_tasks(bal_steal *s, const unsigned char *buf, size_t len);
+int64_t bal__steal_unpack_tasks(bal_steal *s, const unsigned char *buf, size_t len);
 
 /* ---- sharing.c: the work-sharing baseline ---- */
 
 /* Groups of the run (collective: all ranks call it at the start of a run
- * under BAL_STEAL_SHARING). */
-int bal__sharing_start(bal_steal *s);
-/* Token and pushed tasks (messages with the BAL__TAG_PUSH/TOKEN/TOKEN_ACK tags). */
-int bal__sharing_handle(bal_steal *s, int src, int tag, const unsigned char *buf, size_t len);
+ * under "sharing"). */
+int bal__steal_sharing_start(bal_steal *s);
+/* Token and pushed tasks (messages with the BAL__STEAL_TAG_PUSH/TOKEN/TOKEN_ACK tags). */
+int bal__steal_sharing_handle(bal_steal *s, int src, int tag, const unsigned char *buf, size_t len);
 /* Pass a held token on when due; returns 1 if it moved, 0 if not, or a
  * negative error. */
-int bal__sharing_step(bal_steal *s, int64_t now);
+int bal__steal_sharing_step(bal_steal *s, int64_t now);
 /* Drop the run's group and token. */
-void bal__sharing_free(bal_steal *s);
+void bal__steal_sharing_free(bal_steal *s);
 /* Pure: assign p ranks to ceil(p / gsize) groups of at most gsize members
  * with about equal total estimate (largest first, each to the least-loaded
  * group with room). group_of[r] receives rank r's group. Returns the
  * number of groups, or BAL_ENOMEM. */
-int bal__sharing_groups(const double *estimate, int p, int gsize, int *group_of);
+int bal__steal_sharing_groups(const double *estimate, int p, int gsize, int *group_of);
 
 /* ---- route.c: results ---- */
 
 /* Store a result at home or route it toward its owner; takes data. */
-int bal__deliver(bal_steal *s, int owner, int status, long long idx, size_t len,
-                 unsigned char *data);
+int bal__steal_deliver(bal_steal *s, int owner, int status, int64_t idx, size_t len,
+                       unsigned char *data);
 /* A batch of routed results. */
-int bal__handle_results(bal_steal *s, unsigned char *buf, size_t len);
+int bal__steal_handle_results(bal_steal *s, unsigned char *buf, size_t len);
 /* Send the route buffers that are full, old, or all of them when idle;
  * returns 1 if any was sent, 0 if not, or a negative error. */
-int bal__route_flush_due(bal_steal *s, bool idle, int64_t now);
+int bal__steal_route_flush_due(bal_steal *s, bool idle, int64_t now);
 
 /* ---- terminate.c ---- */
 
 /* Advance termination (s->phase); returns 1 if it moved, 0 if not, or a
  * negative error. */
-int bal__term_step(bal_steal *s);
+int bal__steal_term_step(bal_steal *s);
 
 /* ---- exec.c: executing one task (worker thread or polling thread) ---- */
 
-void bal__run_task(bal_steal *s, bal__task *t);
+void bal__steal_run_task(bal_steal *s, bal__steal_task *t);
 /* The THREAD-mode worker (pthread start routine, arg is the balancer). */
-void *bal__worker_main(void *arg);
+void *bal__steal_worker_main(void *arg);
 
 #endif

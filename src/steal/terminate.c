@@ -12,27 +12,27 @@
  *     remaining sends can be completed with MPI_Wait. Under the sharing
  *     policy a rank also waits until the arrival of every token it passed
  *     on is acknowledged (sharing.c).
- * The "stops asking" and "empty replies" halves live in theft.c (phase >= 2). */
+ * The "stops asking" and "empty replies" halves live in theft.c (bal__steal_tasks_open() false). */
 #include <stdbool.h>
 
 #include "steal_internal.h"
 #include "transport.h"
 
-int bal__term_step(bal_steal *s) {
+int bal__steal_term_step(bal_steal *s) {
   int act = 0, rc;
   int done_flag = 0;
   switch (s->phase) {
-  case 0:
+  case BAL__STEAL_WORKING:
     if (s->own_home == s->own_n) {
       if ((rc = bal__tp_barrier_start(&s->tp)) != BAL_OK) return rc;
-      s->phase = 1;
+      s->phase = BAL__STEAL_BARRIER1;
       act = 1;
     }
     break;
-  case 1:
+  case BAL__STEAL_BARRIER1:
     if ((rc = bal__tp_barrier_test(&s->tp, &done_flag)) != BAL_OK) return rc;
     if (done_flag) {
-      s->phase = 2;
+      s->phase = BAL__STEAL_DRAINING;
       pthread_mutex_lock(&s->mu);
       s->stop = true;
       pthread_cond_signal(&s->work_cv);
@@ -40,21 +40,21 @@ int bal__term_step(bal_steal *s) {
       act = 1;
     }
     break;
-  case 2:
+  case BAL__STEAL_DRAINING:
     if (!s->outstanding && s->token_unacked == 0) {
       if ((rc = bal__tp_barrier_start(&s->tp)) != BAL_OK) return rc;
-      s->phase = 3;
+      s->phase = BAL__STEAL_BARRIER2;
       act = 1;
     }
     break;
-  case 3:
+  case BAL__STEAL_BARRIER2:
     if ((rc = bal__tp_barrier_test(&s->tp, &done_flag)) != BAL_OK) return rc;
     if (done_flag) {
-      s->phase = 4;
+      s->phase = BAL__STEAL_DONE;
       act = 1;
     }
     break;
-  default: break;
+  case BAL__STEAL_DONE: break;
   }
   return act;
 }

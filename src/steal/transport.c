@@ -2,6 +2,7 @@
 #include "transport.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,9 @@ enum { TAG_BAR_UP = 0x7101, TAG_BAR_DOWN = 0x7102, TAG_BULK = 0x7103 };
  * copying shared buffers). */
 #define BULK_CHUNK ((size_t)1 << 24)
 #endif
+
+/* The test hook of transport.h: true if this MPI call is to fail. */
+static bool fault(bal__tp *tp) { return tp->fail_countdown > 0 && --tp->fail_countdown == 0; }
 
 int bal__tp_init(bal__tp *tp, MPI_Comm comm) {
   memset(tp, 0, sizeof *tp);
@@ -68,7 +72,7 @@ static int post_send_buf(bal__tp *tp, int dest, int tag, void *buf, size_t len, 
     tp->capsends = cap;
   }
   bal__tp_send *s = &tp->sends[tp->nsends];
-  if (MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, tp->comm, &s->req) != MPI_SUCCESS) {
+  if (fault(tp) || MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, tp->comm, &s->req) != MPI_SUCCESS) {
     if (owned) free(buf);
     return BAL_EMPI;
   }
@@ -103,7 +107,7 @@ int bal__tp_send_msg(bal__tp *tp, int dest, int tag, void *buf, size_t len, size
   int rc = post_send(tp, dest, tag, buf, len);
   if (rc != BAL_OK) return rc;
   tp->messages++;
-  tp->bytes += (long long)(len + bulk);
+  tp->bytes += (int64_t)(len + bulk);
   if (!tp->peers[dest]) {
     tp->peers[dest] = 1;
     tp->npeers++;
@@ -111,9 +115,17 @@ int bal__tp_send_msg(bal__tp *tp, int dest, int tag, void *buf, size_t len, size
   return BAL_OK;
 }
 
+int bal__tp_allgather(bal__tp *tp, const void *mine, size_t bytes, void *all) {
+  if (bytes > INT_MAX) return BAL_ERANGE;
+  if (fault(tp) || MPI_Allgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE,
+                                 tp->comm) != MPI_SUCCESS)
+    return BAL_EMPI;
+  return BAL_OK;
+}
+
 /* A barrier message carries the epoch of its barrier. */
 static int send_bar(bal__tp *tp, int dest, int tag) {
-  long long *e = malloc(sizeof *e);
+  int64_t *e = malloc(sizeof *e);
   if (!e) return BAL_ENOMEM;
   *e = tp->epoch;
   return post_send(tp, dest, tag, e, sizeof *e);
@@ -123,13 +135,13 @@ int bal__tp_recv_msg(bal__tp *tp, int *src, int *tag, void **buf, size_t *len) {
   for (;;) {
     int flag = 0;
     MPI_Status st;
-    if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, tp->comm, &flag, &st) != MPI_SUCCESS) return BAL_EMPI;
+    if (fault(tp) || MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, tp->comm, &flag, &st) != MPI_SUCCESS) return BAL_EMPI;
     if (!flag) return 0;
     int count = 0;
     if (MPI_Get_count(&st, MPI_BYTE, &count) != MPI_SUCCESS || count < 0) return BAL_EMPI;
 #ifdef BALLAST_SMPI
     if (st.MPI_TAG == TAG_BULK) { /* simulated bulk: the transfer is all that matters */
-      if ((size_t)count > BULK_CHUNK ||
+      if ((size_t)count > BULK_CHUNK || fault(tp) ||
           MPI_Recv(tp->bulk_buf, count, MPI_BYTE, st.MPI_SOURCE, TAG_BULK, tp->comm,
                    MPI_STATUS_IGNORE) != MPI_SUCCESS)
         return BAL_EMPI;
@@ -138,13 +150,13 @@ int bal__tp_recv_msg(bal__tp *tp, int *src, int *tag, void **buf, size_t *len) {
 #endif
     void *b = NULL;
     if (count > 0 && !(b = malloc((size_t)count))) return BAL_ENOMEM;
-    if (MPI_Recv(b, count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, tp->comm, MPI_STATUS_IGNORE) !=
+    if (fault(tp) || MPI_Recv(b, count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, tp->comm, MPI_STATUS_IGNORE) !=
         MPI_SUCCESS) {
       free(b);
       return BAL_EMPI;
     }
     if (st.MPI_TAG == TAG_BAR_UP || st.MPI_TAG == TAG_BAR_DOWN) {
-      long long e = 0;
+      int64_t e = 0;
       if (count != (int)sizeof e) {
         free(b);
         return BAL_EMPI;
@@ -169,7 +181,7 @@ int bal__tp_progress(bal__tp *tp) {
   size_t j = 0;
   for (size_t i = 0; i < tp->nsends; i++) {
     int done = 0;
-    if (MPI_Test(&tp->sends[i].req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return BAL_EMPI;
+    if (fault(tp) || MPI_Test(&tp->sends[i].req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return BAL_EMPI;
     if (done)
       free(tp->sends[i].buf);
     else
@@ -181,7 +193,7 @@ int bal__tp_progress(bal__tp *tp) {
 
 int bal__tp_wait_sends(bal__tp *tp) {
   for (size_t i = 0; i < tp->nsends; i++) {
-    if (MPI_Wait(&tp->sends[i].req, MPI_STATUS_IGNORE) != MPI_SUCCESS) return BAL_EMPI;
+    if (fault(tp) || MPI_Wait(&tp->sends[i].req, MPI_STATUS_IGNORE) != MPI_SUCCESS) return BAL_EMPI;
     free(tp->sends[i].buf);
   }
   tp->nsends = 0;

@@ -1,7 +1,9 @@
 /* Private: the point-to-point transport of the `steal` module. All MPI
- * traffic of a balancer goes through here (one thread at a time): messages
- * are whole byte buffers, sent without blocking and received by probing,
- * plus the non-blocking barrier used for termination. Keeping it behind
+ * traffic of a balancer goes through here (one thread at a time), apart
+ * from duplicating and freeing its communicator (steal.c): messages are
+ * whole byte buffers, sent without blocking and received by probing, plus
+ * the non-blocking barrier used for termination and the one collective of
+ * the sharing policy. Keeping it behind
  * this interface lets another transport (one-sided, another runtime) replace
  * MPI point-to-point without touching the balancing logic. */
 #ifndef BALLAST_STEAL_TRANSPORT_H
@@ -9,6 +11,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct bal__tp_send {
   MPI_Request req;
@@ -22,13 +25,17 @@ typedef struct bal__tp {
   size_t nsends, capsends;
   unsigned char *peers; /* peers[r] = 1 once a message was sent to r */
   int npeers;
-  long long messages, bytes;
+  int64_t messages, bytes;
   void *bulk_buf; /* SMPI builds: shared source/sink of simulated bulk bytes */
   /* non-blocking tree barrier (see transport.c) */
-  long long epoch;   /* barriers started so far */
+  int64_t epoch;   /* barriers started so far */
   int bar_up[2];     /* arrivals from children, by epoch parity */
   int bar_down[2];   /* release from the parent received, by epoch parity */
   int bar_active, bar_up_sent;
+  /* Test hook, off when 0: counts down at each MPI call of the transport,
+   * and the call that brings it to 0 fails with BAL_EMPI without reaching
+   * MPI, so tests can walk every error path (tests/mpi/test_steal.c). */
+  int64_t fail_countdown;
 } bal__tp;
 
 /* Bind to a (private) communicator. Returns BAL_OK, BAL_ENOMEM, or BAL_EMPI
@@ -50,6 +57,12 @@ int bal__tp_send_msg(bal__tp *tp, int dest, int tag, void *buf, size_t len, size
  * is malloc'd, NULL when *len is 0; the caller frees it), 0 if none is
  * pending, or a negative BAL_E* code. */
 int bal__tp_recv_msg(bal__tp *tp, int *src, int *tag, void **buf, size_t *len);
+
+/* Collective over the communicator: every rank contributes `bytes` bytes
+ * from `mine`; `all` receives size * bytes, rank r's at r * bytes.
+ * Returns BAL_OK, BAL_ERANGE (bytes > INT_MAX) or BAL_EMPI. Only between
+ * runs' point-to-point traffic (no message of the balancer is pending). */
+int bal__tp_allgather(bal__tp *tp, const void *mine, size_t bytes, void *all);
 
 /* Complete finished sends; returns BAL_OK or BAL_EMPI. */
 int bal__tp_progress(bal__tp *tp);

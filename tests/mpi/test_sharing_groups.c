@@ -14,7 +14,7 @@
 
 static void check_groups(const double *est, int p, int gsize) {
   int *g = malloc((size_t)p * sizeof *g);
-  int ng = bal__sharing_groups(est, p, gsize, g);
+  int ng = bal__steal_sharing_groups(est, p, gsize, g);
   assert_int_equal(ng, (p + gsize - 1) / gsize);
   int *members = calloc((size_t)ng, sizeof *members);
   double *load = calloc((size_t)ng, sizeof *load);
@@ -65,7 +65,7 @@ static void heavy_ranks_spread_over_groups(void **state) {
   double est[16] = {0};
   for (int r = 6; r < 10; r++) est[r] = 50;
   int g[16];
-  assert_int_equal(bal__sharing_groups(est, 16, 4, g), 4);
+  assert_int_equal(bal__steal_sharing_groups(est, 16, 4, g), 4);
   int seen[4] = {0};
   for (int r = 6; r < 10; r++) seen[g[r]]++;
   for (int k = 0; k < 4; k++) assert_int_equal(seen[k], 1);

@@ -17,6 +17,7 @@
 #include <ballast/steal.h>
 
 #include "mpi_check.h"
+#include "steal/steal_internal.h" /* the transport's test hook, the victim policies */
 
 static int rank, nranks;
 static bal_steal_progress mode = BAL_STEAL_PROGRESS_THREAD;
@@ -101,7 +102,7 @@ static void run_case(bal_steal *s, const spec *sp, uint64_t seed) {
       memcpy(buf, &h, sizeof h);
       for (size_t j = sizeof h; j < len; j++) buf[j] = (unsigned char)(mix(r + j) >> 7);
     }
-    long long id = -1;
+    int64_t id = -1;
     CHECK(bal_steal_add_task(s, len ? buf : NULL, len, &id) == BAL_OK);
     CHECK(id == i);
     sum[i] = checksum(buf, len);
@@ -142,8 +143,8 @@ static void run_case(bal_steal *s, const spec *sp, uint64_t seed) {
   CHECK(bal_steal_result(s, sp->ntasks, NULL, NULL, NULL) == BAL_EINVAL);
   CHECK(st.failed == failed);
   CHECK(st.tasks_own == sp->ntasks);
-  long long mine[2] = {st.executed_own + st.executed_stolen, sp->ntasks}, all[2];
-  MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  int64_t mine[2] = {st.executed_own + st.executed_stolen, sp->ntasks}, all[2];
+  MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   CHECK(all[0] == all[1]); /* every task executed exactly once */
   CHECK(st.executed_own <= sp->ntasks);
   free(buf);
@@ -165,7 +166,7 @@ static void on_trace(void *arg, bal_steal_event ev, double t0, double t1, int pe
   pthread_mutex_unlock(&trace_mu);
 }
 
-static bal_steal *make(bal_steal_policy pol, uint64_t seed) {
+static bal_steal *make(const char *pol, uint64_t seed) {
   bal_steal_config c;
   CHECK(bal_steal_config_init(&c) == BAL_OK);
   c.trace = on_trace;
@@ -189,28 +190,35 @@ static long long share(const char *dist, long long total) {
   return (long long)(mix((uint64_t)rank * 7919u) % (uint64_t)(2 * total / nranks + 1));
 }
 
+/* Every registered victim policy, in registry order. */
+static int policies(const char *names[], int cap) {
+  int n = 0;
+  for (const char *name; n < cap && (name = bal_steal_policy_name(n)) != NULL;) names[n++] = name;
+  CHECK(n < cap);
+  return n;
+}
+
 static void scenario_exactly(void) {
   const char *dists[] = {"uniform", "single", "gaussian", "random"};
-  bal_steal_policy pols[] = {BAL_STEAL_SMALLWORLD, BAL_STEAL_RANDOM, BAL_STEAL_NONE,
-                             BAL_STEAL_SHARING};
+  const char *pols[16];
+  int np = policies(pols, 16);
   long long total = nranks >= 16 ? 320 : 60 * nranks;
-  for (int p = 0; p < 4; p++)
+  for (int p = 0; p < np; p++)
     for (int d = 0; d < 4; d++) {
       bal_steal *s = make(pols[p], (uint64_t)(p * 10 + d));
       spec sp = {share(dists[d], total), 0, 200, 48, 0, 0, 0, 5};
       run_case(s, &sp, (uint64_t)(100 * p + d));
       bal_steal_stats st;
       CHECK(bal_steal_stats_get(s, &st) == BAL_OK);
-      if (pols[p] == BAL_STEAL_NONE) CHECK(st.steal_attempts == 0 && st.executed_stolen == 0);
-      if (pols[p] == BAL_STEAL_SMALLWORLD || pols[p] == BAL_STEAL_SHARING)
-        CHECK(st.peers_contacted <= st.overlay_degree);
-      if (pols[p] == BAL_STEAL_SHARING) CHECK(st.steal_attempts == 0);
+      if (!strcmp(pols[p], "none")) CHECK(st.steal_attempts == 0 && st.executed_stolen == 0);
+      if (strcmp(pols[p], "random") != 0) CHECK(st.peers_contacted <= st.overlay_degree);
+      if (!strcmp(pols[p], "sharing")) CHECK(st.steal_attempts == 0);
       bal_steal_destroy(s);
     }
 }
 
 static void scenario_big(void) {
-  bal_steal *s = make(BAL_STEAL_SMALLWORLD, 3);
+  bal_steal *s = make("smallworld", 3);
   /* rank 0: 1 MiB inputs, results up to 1 MiB; others: empty inputs */
   spec sp = rank == 0 ? (spec){6, 1 << 20, 1 << 20, 1 << 20, 0, 0, 2000, 0}
                       : (spec){4, 0, 0, 1 << 20, 0, 0, 0, 1};
@@ -220,7 +228,7 @@ static void scenario_big(void) {
 
 static void scenario_few(void) {
   for (int p = 0; p < 2; p++) {
-    bal_steal *s = make(p ? BAL_STEAL_RANDOM : BAL_STEAL_SMALLWORLD, 5);
+    bal_steal *s = make(p ? "random" : "smallworld", 5);
     spec sp = {rank == 0 ? 3 : 0, 0, 64, 16, 0, 0, 20000, 0};
     run_case(s, &sp, 12);
     bal_steal_destroy(s);
@@ -231,7 +239,7 @@ static void scenario_phases(void) {
   /* Several runs on one balancer; sharing also checks that no token or
    * group outlives its run. */
   for (int p = 0; p < 2; p++) {
-    bal_steal *s = make(p ? BAL_STEAL_SHARING : BAL_STEAL_SMALLWORLD, 6);
+    bal_steal *s = make(p ? "sharing" : "smallworld", 6);
     for (int ph = 0; ph < 4; ph++) {
       long long n = ph == 2 ? 0 : (long long)(mix((uint64_t)(rank + 31 * ph)) % 40);
       if (ph == 3 && rank == 0) n = 150;
@@ -246,12 +254,12 @@ static void scenario_phases(void) {
 }
 
 static void scenario_delays(void) {
-  bal_steal_policy pols[] = {BAL_STEAL_SMALLWORLD, BAL_STEAL_RANDOM, BAL_STEAL_SHARING};
-  for (int p = 0; p < 3; p++) {
+  const char *pols[] = {"smallworld", "biased", "random", "sharing"};
+  for (int p = 0; p < 4; p++) {
     bal_steal *s = make(pols[p], 7 + (uint64_t)p);
     spec sp = {share("gaussian", 40LL * nranks), 16, 64, 24, 0, 0, 3000, 0};
     /* Sharing groups formed from skewed estimates, not the task counts. */
-    if (pols[p] == BAL_STEAL_SHARING)
+    if (!strcmp(pols[p], "sharing"))
       CHECK(bal_steal_set_estimate(s, (double)sp.ntasks * (1 + rank % 3)) == BAL_OK);
     memset(trace_count, 0, sizeof trace_count);
     run_case(s, &sp, (uint64_t)(60 + p));
@@ -262,18 +270,18 @@ static void scenario_delays(void) {
     CHECK(trace_count[BAL_STEAL_EV_ROUTE] == st.route_messages);
     CHECK(st.results_routed >= st.route_messages);
     CHECK(st.messages_sent >= st.steal_attempts + st.route_messages);
-    long long stolen = 0;
-    MPI_Allreduce(&st.executed_stolen, &stolen, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    int64_t stolen = 0;
+    MPI_Allreduce(&st.executed_stolen, &stolen, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     CHECK(nranks == 1 || stolen > 0); /* ~100 ms of work on a few ranks: others must steal */
-    if (pols[p] != BAL_STEAL_RANDOM) CHECK(st.peers_contacted <= st.overlay_degree);
+    if (strcmp(pols[p], "random") != 0) CHECK(st.peers_contacted <= st.overlay_degree);
     bal_steal_destroy(s);
   }
 }
 
 static void scenario_failing(void) {
-  bal_steal_policy pols[] = {BAL_STEAL_SMALLWORLD, BAL_STEAL_RANDOM, BAL_STEAL_NONE,
-                             BAL_STEAL_SHARING};
-  for (int p = 0; p < 4; p++) {
+  const char *pols[16];
+  int np = policies(pols, 16);
+  for (int p = 0; p < np; p++) {
     bal_steal *s = make(pols[p], 9);
     spec sp = {share("single", 80) + 10, 0, 100, 32, 5, 7, 200, 0};
     run_case(s, &sp, (uint64_t)(70 + p));
@@ -294,7 +302,11 @@ static void scenario_invalid(void) {
     CHECK(bal_steal_create(MPI_COMM_WORLD, &c, &s) == BAL_EINVAL);    \
     CHECK(s == (bal_steal *)&c);                                      \
   } while (0)
-  BAD(policy, (bal_steal_policy)7);
+  BAD(policy, "bogus");
+  BAD(policy, "");
+  BAD(policy, NULL);
+  BAD(latency_bias, -1.0);
+  BAD(latency_bias, NAN);
   BAD(sharing_group_size, -1);
   BAD(progress, (bal_steal_progress)-1);
   BAD(overlay_degree, 1);
@@ -310,8 +322,8 @@ static void scenario_invalid(void) {
   BAD(poll_interval_s, 2.0);
   BAD(backoff_max_s, NAN);
   /* a valid balancer: bad arguments */
-  s = make(BAL_STEAL_SMALLWORLD, 1);
-  long long id = 42;
+  s = make("smallworld", 1);
+  int64_t id = 42;
   CHECK(bal_steal_add_task(NULL, "x", 1, &id) == BAL_EINVAL);
   CHECK(bal_steal_add_task(s, NULL, 3, &id) == BAL_EINVAL && id == 42);
   CHECK(bal_steal_add_task(s, NULL, 0, &id) == BAL_OK && id == 0);
@@ -325,19 +337,108 @@ static void scenario_invalid(void) {
   CHECK(bal_steal_set_estimate(NULL, 1.0) == BAL_EINVAL);
   CHECK(bal_steal_set_estimate(s, NAN) == BAL_EINVAL);
   CHECK(bal_steal_set_estimate(s, -1.0) == BAL_EINVAL);
-  bal_steal_policy pol;
-  CHECK(bal_steal_policy_parse("sharing", &pol) == BAL_OK && pol == BAL_STEAL_SHARING);
-  CHECK(bal_steal_policy_parse("random", &pol) == BAL_OK && pol == BAL_STEAL_RANDOM);
-  CHECK(bal_steal_policy_parse("bogus", &pol) == BAL_EINVAL);
-  CHECK(bal_steal_policy_name((bal_steal_policy)9) == NULL);
+  /* the registry: distinct names, NULL outside, each one accepted */
+  const char *pols[16];
+  int np = policies(pols, 16);
+  CHECK(np >= 5 && bal_steal_policy_name(-1) == NULL);
+  const char *want[] = {"none", "sharing", "random", "smallworld", "biased"};
+  for (int w = 0; w < 5; w++) {
+    int found = 0;
+    for (int p = 0; p < np; p++) found += !strcmp(pols[p], want[w]);
+    CHECK(found == 1);
+  }
+  for (int p = 0; p < np; p++) {
+    for (int q = 0; q < p; q++) CHECK(strcmp(pols[p], pols[q]) != 0);
+    char copy[64]; /* the balancer must not keep the caller's string */
+    snprintf(copy, sizeof copy, "%s", pols[p]);
+    bal_steal_config c2;
+    CHECK(bal_steal_config_init(&c2) == BAL_OK);
+    c2.policy = copy;
+    bal_steal *s2 = NULL;
+    CHECK(bal_steal_create(MPI_COMM_WORLD, &c2, &s2) == BAL_OK);
+    memset(copy, 0, sizeof copy);
+    CHECK(bal_steal_run(s2, task_fn, 8, s2) == BAL_OK);
+    bal_steal_destroy(s2);
+  }
   /* after the refusals, the balancer still works */
   CHECK(bal_steal_run(s, task_fn, 8, s) == BAL_OK);
   const void *d;
   size_t len;
   int st;
   CHECK(bal_steal_result(s, 0, &d, &len, &st) == BAL_OK && st == 0 && len == 8);
+  /* a refused task does not start a new phase: the results stay */
+  CHECK(bal_steal_add_task(s, NULL, 5, &id) == BAL_EINVAL);
+  CHECK(bal_steal_result(s, 0, &d, &len, &st) == BAL_OK && st == 0 && len == 8);
   bal_steal_destroy(s);
   bal_steal_destroy(NULL);
+}
+
+/* MPI errors come back as BAL_EMPI, on one rank (nothing to wait for). */
+static void scenario_mpi_errors(void) {
+  CHECK(nranks == 1);
+  /* The balancer's communicator returns errors: a real MPI failure (a send
+   * to a rank that does not exist) is a code, not an abort. */
+  bal_steal *s = make("smallworld", 1);
+  MPI_Errhandler eh;
+  CHECK(MPI_Comm_get_errhandler(s->comm, &eh) == MPI_SUCCESS);
+  CHECK(eh == MPI_ERRORS_RETURN);
+  MPI_Errhandler_free(&eh);
+  CHECK(bal__tp_send_msg(&s->tp, nranks + 5, BAL__STEAL_TAG_REQ, NULL, 0, 0) == BAL_EMPI);
+  bal_steal_destroy(s);
+  /* The test hook fails the k-th MPI call of the transport: every policy's
+   * run returns BAL_EMPI (sharing's first call is its collective) and the
+   * balancer can be destroyed; k past the run's last call changes nothing. */
+  const char *pols[16];
+  int np = policies(pols, 16);
+  for (int p = 0; p < np; p++)
+    for (int64_t k = 1; k <= 4; k++) {
+      s = make(pols[p], 2);
+      for (int i = 0; i < 20; i++) CHECK(bal_steal_add_task(s, "abc", 3, NULL) == BAL_OK);
+      s->tp.fail_countdown = k;
+      CHECK(bal_steal_run(s, task_fn, 16, s) == BAL_EMPI);
+      bal_steal_destroy(s);
+    }
+  s = make("sharing", 3);
+  s->tp.fail_countdown = 1000000;
+  spec sp = {20, 0, 64, 16, 0, 0, 0, 0};
+  run_case(s, &sp, 5);
+  CHECK(s->tp.fail_countdown > 0);
+  bal_steal_destroy(s);
+}
+
+/* "biased" prefers the neighbours with the lowest measured round trips. */
+static void scenario_biased(void) {
+  bal_steal *s = make("biased", 4);
+  const int64_t *nb;
+  int deg;
+  CHECK(bal_overlay_neighbors(s->ov, rank, &nb, &deg) == BAL_OK && deg >= 2);
+  int *hits = calloc((size_t)deg, sizeof *hits);
+  CHECK(hits);
+  /* Nothing measured yet: every neighbour counts the same, all are asked. */
+  for (int i = 0; i < 400 * deg; i++) {
+    int v = s->victim->pick(s);
+    for (int j = 0; j < deg; j++) hits[j] += nb[j] == v;
+  }
+  for (int j = 0; j < deg; j++) CHECK(hits[j] > 0);
+  /* Neighbour 0 answers in 10 us, the others in 10 ms: with bias 1 it is
+   * 1000 times likelier than each of them. Unmeasured neighbours count as
+   * the lowest latency, so measure them all. */
+  s->victim->replied(s, (int)nb[0], 0, 10000);
+  for (int j = 1; j < deg; j++) s->victim->replied(s, (int)nb[j], 0, 10000000);
+  int n0 = 0, n = 4000;
+  for (int i = 0; i < n; i++) n0 += s->victim->pick(s) == nb[0];
+  CHECK(n0 > n * 9 / 10);
+  /* Bias 0 is uniform whatever the latencies. */
+  s->cfg.latency_bias = 0;
+  n0 = 0;
+  for (int i = 0; i < n; i++) n0 += s->victim->pick(s) == nb[0];
+  CHECK(n0 > n / (2 * deg) && n0 < 2 * n / deg);
+  free(hits);
+  /* And the policy runs: every result home exactly once. */
+  spec sp = {share("gaussian", 30LL * nranks), 16, 64, 24, 0, 0, 2000, 0};
+  s->cfg.latency_bias = 1;
+  run_case(s, &sp, 90);
+  bal_steal_destroy(s);
 }
 
 int main(int argc, char **argv) {
@@ -367,6 +468,10 @@ int main(int argc, char **argv) {
     scenario_delays();
   else if (!strcmp(sc, "failing"))
     scenario_failing();
+  else if (!strcmp(sc, "mpi-errors"))
+    scenario_mpi_errors();
+  else if (!strcmp(sc, "biased"))
+    scenario_biased();
   else
     CHECK(!"unknown scenario");
   MPI_Barrier(MPI_COMM_WORLD);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `ballast simulate-dlb` end to end: DLB_Bench, built by smpicc, on 64
-# simulated ranks under every policy, each owner checking that every result
-# came back exactly once (the program fails otherwise); the --json and --csv
-# outputs; errors naming the flag.
+# simulated ranks under every registered policy, each owner checking that
+# every result came back exactly once (the program fails otherwise); the
+# --json and --csv outputs; undefined figures; errors naming the flag.
 # Usage: simulate_dlb.sh BALLAST_SIMULATE_DLB_BINARY
 set -euo pipefail
 bin=$1
@@ -18,16 +18,18 @@ for dist in gaussian single; do
     --work-per-rank 0.2 --tasks-per-rank 20 --bytes-per-rank 2e5 --seed 3 --json \
     --csv "$tmp/runs.csv") || fail "$dist: the simulation failed"
   tr -d ' \n' <<<"$json" | grep -q '"ok":true' || fail "$dist: not ok: $json"
-  for pol in none sharing random smallworld; do
+  for pol in none sharing random smallworld biased; do
     tr -d ' \n' <<<"$json" | grep -q "\"policy\":\"$pol\",\"efficiency\"" || fail "$dist: no $pol run"
   done
-  [ "$(tr -d ' \n' <<<"$json" | grep -o '"results_ok":true' | wc -l)" -eq 5 ] ||
+  nruns=$(jq '.dlb.runs | length' <<<"$json")
+  [ "$(tr -d ' \n' <<<"$json" | grep -o '"results_ok":true' | wc -l)" -eq $((nruns + 1)) ] ||
     fail "$dist: results not all checked ok"
   for key in ranks nodes cores_per_node core_speed latency bandwidth probe_cost wall_s peak_mb; do
     grep -q "\"$key\"" <<<"$json" || fail "--json lacks $key"
   done
 done
-[ "$(wc -l <"$tmp/runs.csv")" -eq 9 ] || fail "--csv: header + 2 x 4 rows, got $(wc -l <"$tmp/runs.csv")"
+[ "$(wc -l <"$tmp/runs.csv")" -eq $((1 + 2 * nruns)) ] ||
+  fail "--csv: header + 2 x $nruns rows, got $(wc -l <"$tmp/runs.csv")"
 head -1 "$tmp/runs.csv" | grep -q "^ranks,cores_per_node," || fail "--csv header"
 # Task inputs of 20 KB: the part beyond the kept 4 KiB is simulated traffic;
 # smallworld must balance the gaussian load (16 ranks hold most tasks).
@@ -47,6 +49,22 @@ jq -e '.dlb as $d | $d.iterations == 3 and ($d.runs | length) == 2 and
   <<<"$json" >/dev/null || fail "--iterations 3: $json"
 if "$bin" --ranks 4 --iterations 0 2>"$tmp/err" >/dev/null; then fail "--iterations 0 accepted"; fi
 grep -q -- "--iterations" "$tmp/err" || fail "DLB_Bench names --iterations"
+
+# No task: the efficiency is undefined, null in JSON and n/a in the table,
+# with a warning.
+json=$("$bin" --ranks 4 --cores-per-node 2 --work-per-rank 0 --tasks-per-rank 0 --json 2>"$tmp/err") ||
+  fail "no tasks: the simulation failed"
+jq -e '.dlb.efficiency == null and all(.dlb.runs[]; .efficiency == null and .results_ok)' \
+  <<<"$json" >/dev/null || fail "no tasks: efficiency not null: $json"
+grep -q "no tasks" "$tmp/err" || fail "no tasks: no warning"
+"$bin" --ranks 4 --cores-per-node 2 --work-per-rank 0 --tasks-per-rank 0 2>/dev/null |
+  grep -q "smallworld *n/a" || fail "no tasks: table does not say n/a"
+# More memory than the machine has: refused before the simulation starts,
+# naming the flag (exit 1, not a crash inside SimGrid).
+if "$bin" --ranks 4 --bytes-per-rank 1e12 >/dev/null 2>"$tmp/err"; then fail "1 TB accepted"; fi
+grep -q -- "--bytes-per-rank" "$tmp/err" || fail "memory: flag not named: $(cat "$tmp/err")"
+# The SMPI program only runs under smpirun: it is not a `ballast` subcommand.
+[ ! -e "$(dirname "$bin")/ballast-dlb-bench-smpi" ] || fail "ballast-dlb-bench-smpi next to ballast"
 
 if "$bin" 2>"$tmp/err"; then fail "missing --ranks accepted"; fi
 grep -q -- "--ranks" "$tmp/err" || fail "error names --ranks"

@@ -1,4 +1,4 @@
-/* ballast-dlb-bench: DLB_Bench (seed 000 §5.1) on the steal module.
+/* ballast-dlb-bench: DLB_Bench [Fontenaille 2018] §5.1 on the steal module.
  * Each rank owns a share of independent tasks given by a distribution,
  * every task "works" for a drawn duration (spin, sleep or simulated), all
  * ranks run them with bal_steal_run(), and each owner checks every result
@@ -29,6 +29,10 @@
 #include "workload.h"
 
 #define PROG "ballast-dlb-bench"
+/* Policies one run may compare: more than the registry holds, so that
+ * `--policy all` takes every registered one (parse_policies() refuses
+ * rather than drops any beyond it). */
+#define BAL_DLB_MAX_POLICIES 64
 
 typedef enum { MODE_SPIN, MODE_SLEEP, MODE_SIMULATED } work_mode;
 static const char *mode_names[] = {"spin", "sleep", "simulated"};
@@ -36,7 +40,7 @@ static const char *mode_names[] = {"spin", "sleep", "simulated"};
 typedef struct opts {
   dlb_params prm;
   int npolicies;
-  bal_steal_policy policies[4];
+  const char *policies[BAL_DLB_MAX_POLICIES]; /* registered names (bal_steal_policy_name) */
   const char *policy_arg;
   work_mode mode;
   int degree;
@@ -82,8 +86,9 @@ static void usage(FILE *out) {
           "                         (x in [0,10), wrapping; gaussian sigma = 0.5) (default 0)\n"
           "  --distribution D       gaussian (default: mu=5, sigma=0.5 over [0,10)), uniform,\n"
           "                         single (all on rank 0), random\n"
-          "  --policy P             smallworld (default), random, sharing (hierarchical work\n"
-          "                         sharing baseline), none, all (the four), or a list: a,b\n"
+          "  --policy P             a victim policy: smallworld (default), biased, random,\n"
+          "                         none, sharing (hierarchical work sharing baseline), ...;\n"
+          "                         all (every registered one), or a list: a,b\n"
           "  --group-size G         sharing: ranks per group (default 0: 32)\n"
           "  --estimate-error X     sharing, 1st iteration: each rank's work estimate is its\n"
           "                         true work off by a factor 1 + X*(2u-1), u uniform per\n"
@@ -103,12 +108,52 @@ static void usage(FILE *out) {
           "  --help, --version\n");
 }
 
+/* The registered name equal to the n bytes at p, or NULL. */
+static const char *policy_named(const char *p, size_t n) {
+  for (int i = 0; bal_steal_policy_name(i); i++) {
+    const char *name = bal_steal_policy_name(i);
+    if (strlen(name) == n && !strncmp(name, p, n)) return name;
+  }
+  return NULL;
+}
+
+/* --policy: "all" (every registered policy, in registry order), one name
+ * or a comma-separated list of names. */
+static bool parse_policies(const char *v, opts *o) {
+  o->npolicies = 0;
+  if (!strcmp(v, "all")) {
+    for (int i = 0; bal_steal_policy_name(i); i++) {
+      if (o->npolicies == BAL_DLB_MAX_POLICIES) {
+        fprintf(stderr, PROG ": --policy all: more than %d registered policies\n",
+                BAL_DLB_MAX_POLICIES);
+        return false;
+      }
+      o->policies[o->npolicies++] = bal_steal_policy_name(i);
+    }
+    return true;
+  }
+  for (const char *p = v;;) {
+    size_t len = strcspn(p, ",");
+    const char *name = policy_named(p, len);
+    if (!name || o->npolicies == BAL_DLB_MAX_POLICIES) {
+      fprintf(stderr, PROG ": --policy: unknown '%.*s' (", (int)len, p);
+      for (int i = 0; bal_steal_policy_name(i); i++)
+        fprintf(stderr, "%s, ", bal_steal_policy_name(i));
+      fprintf(stderr, "all, or a comma-separated list of at most %d)\n", BAL_DLB_MAX_POLICIES);
+      return false;
+    }
+    o->policies[o->npolicies++] = name;
+    if (!p[len]) return true;
+    p += len + 1;
+  }
+}
+
 static bool parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
   o->prm = (dlb_params){1.0, 100, 65536, 0.5, 0, DIST_GAUSSIAN, 1};
   o->iterations = 1;
   o->npolicies = 1;
-  o->policies[0] = BAL_STEAL_SMALLWORLD;
+  o->policies[0] = "smallworld";
   o->policy_arg = "smallworld";
 #ifdef BALLAST_SMPI
   o->mode = MODE_SIMULATED; /* SMPI: one thread per rank, simulated clock */
@@ -190,31 +235,7 @@ static bool parse(int argc, char **argv, opts *o) {
     } else if (!strcmp(a, "--policy")) {
       VAL();
       o->policy_arg = v;
-      if (!strcmp(v, "all")) {
-        o->npolicies = 4;
-        o->policies[0] = BAL_STEAL_NONE;
-        o->policies[1] = BAL_STEAL_SHARING;
-        o->policies[2] = BAL_STEAL_RANDOM;
-        o->policies[3] = BAL_STEAL_SMALLWORLD;
-      } else {
-        /* one policy or a comma-separated list of up to four */
-        char name[32];
-        o->npolicies = 0;
-        for (const char *p = v;;) {
-          size_t len = strcspn(p, ",");
-          snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
-          if (o->npolicies == 4 || bal_steal_policy_parse(name, &o->policies[o->npolicies]) != BAL_OK) {
-            fprintf(stderr,
-                    PROG ": --policy: unknown '%s' (smallworld, random, sharing, none, all, "
-                         "or a comma-separated list)\n",
-                    v);
-            return false;
-          }
-          o->npolicies++;
-          if (!p[len]) break;
-          p += len + 1;
-        }
-      }
+      if (!parse_policies(v, o)) return false;
     } else if (!strcmp(a, "--work-mode")) {
       VAL();
       int m = -1;
@@ -330,7 +351,7 @@ typedef struct iter_out {
  * with --iterations 1; the 2nd to the last otherwise), except results_bad
  * and executions, which count every iteration. */
 typedef struct run_out {
-  bal_steal_policy policy;
+  const char *policy;
   double efficiency;
   iter_out sum;
   bool ok;
@@ -338,10 +359,82 @@ typedef struct run_out {
   double *final_work;                         /* per rank, last iteration, rank 0 only */
 } run_out;
 
+/* Memory the kernel can give without swapping (MemAvailable), in bytes;
+ * the free physical pages if /proc/meminfo says nothing; 0 if unknown. */
+static double mem_available_bytes(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  char line[256];
+  double kb = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
+  if (f) fclose(f);
+  if (kb >= 0) return kb * 1024.0;
+  long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? (double)pages * (double)size : 0;
+}
+
+/* Refuse, before building anything, a workload the machine cannot hold,
+ * naming the flag that asks for it (every rank returns the same answer).
+ * An estimate: each task costs its stored input (under SMPI only the first
+ * BALLAST_SMPI_TASK_BYTES_KEPT bytes) plus ~160 bytes of bookkeeping at its
+ * owner (the copy bal_steal_add_task() keeps, queue entry, result and its
+ * slots, checksum), and each rank holds up to two whole inputs at a time
+ * (the one being built, the one being run), against MemAvailable of
+ * /proc/meminfo for the ranks of one node (under SMPI, every rank of the
+ * run is a thread of this process). */
+static bool memory_fits(const opts *o, int rank, int p, const long long *counts) {
+  double len = (double)dlb_input_len(&o->prm), kept = len;
+#ifdef BALLAST_SMPI
+  if (kept > BALLAST_SMPI_TASK_BYTES_KEPT) kept = BALLAST_SMPI_TASK_BYTES_KEPT;
+  double mine_tasks = 0;
+  for (int r = 0; r < p; r++) mine_tasks += (double)counts[r]; /* the whole run */
+  double ranks_here = p;
+#else
+  (void)p;
+  double mine_tasks = (double)counts[rank], ranks_here = 1;
+#endif
+  double local[2] = {mine_tasks * kept + 2 * len * ranks_here, mine_tasks * 160.0}, node[2];
+#ifdef BALLAST_SMPI
+  node[0] = local[0];
+  node[1] = local[1];
+  int node_rank = rank;
+#else
+  MPI_Comm nc;
+  int node_rank = 0;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &nc);
+  MPI_Comm_rank(nc, &node_rank);
+  MPI_Allreduce(local, node, 2, MPI_DOUBLE, MPI_SUM, nc);
+  MPI_Comm_free(&nc);
+#endif
+  double avail = mem_available_bytes();
+  int refuse = avail > 0 && node[0] + node[1] > avail, any = refuse;
+#ifndef BALLAST_SMPI
+  MPI_Allreduce(&refuse, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+#endif
+  if (refuse && node_rank == 0) {
+    bool inputs = node[0] >= node[1];
+    fprintf(stderr,
+            PROG ": %s %g: the run needs about %.3g GB of memory on this node, %.3g GB are "
+                 "available\n",
+            inputs ? "--bytes-per-rank" : "--tasks-per-rank",
+            inputs ? o->prm.bytes_per_rank : o->prm.tasks_per_rank, (node[0] + node[1]) / 1e9,
+            avail / 1e9);
+  }
+  return !any;
+}
+
+/* The most negative of every rank's code: BAL_OK on every rank only if all
+ * of them succeeded (collective over MPI_COMM_WORLD). */
+static int agree(int rc) {
+  int all = rc;
+  MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all;
+}
+
 /* One iteration on the balancer c->s: add this rank's tasks, run, check
  * every result. The sharing baseline's estimate is prev_work, the measured
  * work of this rank's own tasks in the previous iteration (what YALES2
- * forms its groups from, seed 000 §5.2), or with no previous iteration
+ * forms its groups from, [Fontenaille 2018] §5.2), or with no previous iteration
  * (prev_work < 0) their true work, blurred by --estimate-error as a
  * prediction is. *own_work gets this iteration's measured work of them;
  * rank 0 gets the reduced figures in *out and, if `final` (the same on
@@ -370,6 +463,14 @@ static int run_iteration(const opts *o, int iter, double prev_work, int rank, in
                      : true_work * (1.0 + o->estimate_error *
                                               (2.0 * dlb_unit(o->prm.seed, (uint64_t)rank) - 1.0));
   if (rc == BAL_OK) rc = bal_steal_set_estimate(c->s, estimate);
+  /* Every rank learns whether all could build their tasks, so that a rank
+   * out of memory ends the run with a message instead of leaving the
+   * others waiting in bal_steal_run(). */
+  if (rc != BAL_OK)
+    fprintf(stderr, PROG ": rank %d: cannot build its %lld tasks of %zu input bytes (%s): "
+                    "lower --tasks-per-rank or --bytes-per-rank\n",
+            rank, mine, len, bal_strerror(rc));
+  rc = agree(rc);
   if (rc != BAL_OK) {
     free(sum);
     return rc;
@@ -386,7 +487,9 @@ static int run_iteration(const opts *o, int iter, double prev_work, int rank, in
   double work = 0;
   /* Work done per executing rank: only the last iteration's is plotted. */
   double *work_at = final ? calloc((size_t)p, sizeof *work_at) : NULL;
-  if (final && !work_at) {
+  if (agree(final && !work_at ? BAL_ENOMEM : BAL_OK) != BAL_OK) {
+    if (final && !work_at) fprintf(stderr, PROG ": rank %d: out of memory\n", rank);
+    free(work_at);
     free(sum);
     return BAL_ENOMEM;
   }
@@ -411,11 +514,11 @@ static int run_iteration(const opts *o, int iter, double prev_work, int rank, in
   *own_work = work;
   bal_steal_stats st;
   bal_steal_stats_get(c->s, &st);
-  long long ll_in[9] = {bad, st.steal_attempts, st.thefts, st.tasks_given, st.messages_sent,
+  int64_t ll_in[9] = {bad, st.steal_attempts, st.thefts, st.tasks_given, st.messages_sent,
                         st.bytes_sent, st.results_routed, st.executed_own + st.executed_stolen,
                         st.route_messages};
-  long long ll_sum[9];
-  MPI_Reduce(ll_in, ll_sum, 9, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  int64_t ll_sum[9];
+  MPI_Reduce(ll_in, ll_sum, 9, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   double d_in[2] = {work, st.idle_s}, d_sum[2];
   MPI_Reduce(d_in, d_sum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   double res_max = 0;
@@ -442,6 +545,13 @@ static int run_iteration(const opts *o, int iter, double prev_work, int rank, in
   return BAL_OK;
 }
 
+/* Parallel efficiency: work / (P * resolution time); NaN (undefined, not
+ * 0) with no task to measure. */
+static double efficiency(long long tasks, double work_s, int p, double resolution_s) {
+  if (tasks == 0) return NAN;
+  return resolution_s > 0 ? work_s / (p * resolution_s) : 0;
+}
+
 static void iter_add(iter_out *to, const iter_out *x) {
   to->work_s += x->work_s;
   to->resolution_s += x->resolution_s;
@@ -459,7 +569,7 @@ static void iter_add(iter_out *to, const iter_out *x) {
 
 /* Run every iteration of policy pol on one balancer; tasks is the number
  * of tasks of one iteration. */
-static int run_policy(const opts *o, bal_steal_policy pol, bool tracing, int rank, int p,
+static int run_policy(const opts *o, const char *pol, bool tracing, int rank, int p,
                       long long tasks, run_out *out, ctx *c) {
   bal_steal_config cfg;
   bal_steal_config_init(&cfg);
@@ -480,8 +590,9 @@ static int run_policy(const opts *o, bal_steal_policy pol, bool tracing, int ran
   }
   int rc = bal_steal_create(MPI_COMM_WORLD, &cfg, &c->s);
   if (rc != BAL_OK) {
+    /* Collective: the other ranks may be waiting in it. */
     fprintf(stderr, PROG ": rank %d: bal_steal_create: %s\n", rank, bal_strerror(rc));
-    return rc;
+    MPI_Abort(MPI_COMM_WORLD, 1);
   }
   int k_n = o->iterations, first_measured = k_n > 1 ? 1 : 0;
   long long *counts = malloc((size_t)p * sizeof *counts);
@@ -490,9 +601,14 @@ static int run_policy(const opts *o, bal_steal_policy pol, bool tracing, int ran
     out->iter_efficiency = calloc((size_t)k_n, sizeof *out->iter_efficiency);
     out->iter_resolution = calloc((size_t)k_n, sizeof *out->iter_resolution);
   }
-  if (!counts || (rank == 0 && (!work_at || !out->iter_efficiency || !out->iter_resolution))) {
+  bool short_of_memory =
+      !counts || (rank == 0 && (!work_at || !out->iter_efficiency || !out->iter_resolution));
+  if (short_of_memory) fprintf(stderr, PROG ": rank %d: out of memory\n", rank);
+  if (agree(short_of_memory ? BAL_ENOMEM : BAL_OK) != BAL_OK) {
     free(counts);
     free(work_at);
+    bal_steal_destroy(c->s);
+    c->s = NULL;
     return BAL_ENOMEM;
   }
   memset(&out->sum, 0, sizeof out->sum);
@@ -510,7 +626,7 @@ static int run_policy(const opts *o, bal_steal_policy pol, bool tracing, int ran
       out->sum.results_bad += it.results_bad; /* every iteration, warm-up included */
       out->sum.executions += it.executions;
       out->iter_resolution[k] = it.resolution_s;
-      out->iter_efficiency[k] = it.resolution_s > 0 ? it.work_s / (p * it.resolution_s) : 0;
+      out->iter_efficiency[k] = efficiency(tasks, it.work_s, p, it.resolution_s);
       if (k >= first_measured) iter_add(&out->sum, &it);
     }
   }
@@ -520,8 +636,7 @@ static int run_policy(const opts *o, bal_steal_policy pol, bool tracing, int ran
     return rc;
   }
   if (rank == 0) {
-    out->efficiency =
-        out->sum.resolution_s > 0 ? out->sum.work_s / (p * out->sum.resolution_s) : 0;
+    out->efficiency = efficiency(tasks, out->sum.work_s, p, out->sum.resolution_s);
     out->ok = out->sum.results_bad == 0 && out->sum.executions == tasks * k_n;
     out->final_work = work_at;
   }
@@ -600,7 +715,7 @@ static void print_json(const opts *o, int p, long long tasks, const run_out *run
   for (int k = 0; k < nruns; k++) {
     const run_out *r = &runs[k];
     json_object_begin(&j, NULL);
-    json_string(&j, "policy", bal_steal_policy_name(r->policy));
+    json_string(&j, "policy", r->policy);
     const iter_out *t = &r->sum;
     json_double(&j, "efficiency", r->efficiency);
     json_double(&j, "resolution_s", t->resolution_s);
@@ -645,9 +760,13 @@ static void print_table(const opts *o, int p, long long tasks, const run_out *ru
          "results");
   for (int k = 0; k < nruns; k++) {
     const run_out *r = &runs[k];
-    printf("%-11s %10.3f %12.3f %9.2f %9lld %9lld %11lld %10d %10lld %8s\n",
-           bal_steal_policy_name(r->policy), r->efficiency, r->sum.resolution_s, r->sum.work_s,
-           r->sum.attempts, r->sum.thefts, r->sum.given, r->sum.peers_max, r->sum.messages,
+    char eff[32];
+    if (isfinite(r->efficiency))
+      snprintf(eff, sizeof eff, "%.3f", r->efficiency);
+    else
+      snprintf(eff, sizeof eff, "n/a");
+    printf("%-11s %10s %12.3f %9.2f %9lld %9lld %11lld %10d %10lld %8s\n", r->policy, eff,
+           r->sum.resolution_s, r->sum.work_s, r->sum.attempts, r->sum.thefts, r->sum.given, r->sum.peers_max, r->sum.messages,
            r->ok ? "ok" : "WRONG");
   }
 }
@@ -677,25 +796,44 @@ int main(int argc, char **argv) {
   dlb_counts(&o.prm, p, last_iter, counts);
   long long tasks = 0;
   for (int r = 0; r < p; r++) tasks += counts[r];
+  if (!memory_fits(&o, rank, p, counts)) {
+    free(counts);
+    MPI_Finalize();
+    return 1;
+  }
+  if (tasks == 0 && rank == 0)
+    fprintf(stderr, PROG ": warning: no tasks to run (--tasks-per-rank %g on %d ranks): "
+                    "efficiency is undefined (n/a)\n",
+            o.prm.tasks_per_rank, p);
 
   ctx c = {.mode = o.mode, .slice = o.slice, .rank = rank};
   pthread_mutex_init(&c.mu, NULL);
-  run_out runs[4];
+  run_out runs[BAL_DLB_MAX_POLICIES];
   memset(runs, 0, sizeof runs);
   bool ok = true;
   for (int k = 0; k < o.npolicies; k++) {
     bool last = k == o.npolicies - 1;
-    if (run_policy(&o, o.policies[k], last && o.trace, rank, p, tasks, &runs[k], &c) != BAL_OK)
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    if (last && o.trace && !gather_trace(&o, &c, rank, p, bal_steal_policy_name(o.policies[k])))
-      ok = false;
+    if (run_policy(&o, o.policies[k], last && o.trace, rank, p, tasks, &runs[k], &c) != BAL_OK) {
+      /* Every rank failed together (the cause is on stderr). */
+      bal_steal_destroy(c.s);
+      for (int j = 0; j <= k; j++) {
+        free(runs[j].final_work);
+        free(runs[j].iter_efficiency);
+        free(runs[j].iter_resolution);
+      }
+      free(counts);
+      free(c.ev);
+      MPI_Finalize();
+      return 1;
+    }
+    if (last && o.trace && !gather_trace(&o, &c, rank, p, o.policies[k])) ok = false;
     bal_steal_destroy(c.s);
     c.s = NULL;
     if (rank == 0 && !runs[k].ok) {
       fprintf(stderr,
               PROG ": policy %s: RESULTS WRONG: %lld missing or wrong results, %lld executions "
                    "for %lld tasks\n",
-              bal_steal_policy_name(o.policies[k]), runs[k].sum.results_bad,
+              o.policies[k], runs[k].sum.results_bad,
               runs[k].sum.executions, tasks * o.iterations);
       ok = false;
     }
@@ -714,11 +852,11 @@ int main(int argc, char **argv) {
           initial[r] += h.seconds;
         }
       free(buf);
-      const double *series[4];
-      const char *names[4];
+      const double *series[BAL_DLB_MAX_POLICIES];
+      const char *names[BAL_DLB_MAX_POLICIES];
       for (int k = 0; k < o.npolicies; k++) {
         series[k] = runs[k].final_work;
-        names[k] = bal_steal_policy_name(runs[k].policy);
+        names[k] = runs[k].policy;
       }
       if (!dlb_write_plot(o.plot, p, initial, o.npolicies, series, names)) ok = false;
       free(initial);

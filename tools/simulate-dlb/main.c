@@ -1,7 +1,7 @@
 /* ballast-simulate-dlb: DLB_Bench (the real steal code) on a simulated
  * cluster. It writes a SimGrid platform for the requested machine (nodes of
  * --cores-per-node cores on one switched network), runs smpirun on
- * ballast-dlb-bench-smpi (DLB_Bench built by smpicc) with the DLB_Bench
+ * dlb-bench-smpi (DLB_Bench built by smpicc, in libexec/ballast) with the DLB_Bench
  * flags it does not know itself, and reports the simulated results beside
  * the cost of the simulation (wall time, peak memory). Times inside the
  * simulation (efficiency, resolution) are simulated seconds. */
@@ -139,8 +139,9 @@ static bool parse(int argc, char **argv, opts *o) {
   return true;
 }
 
-/* Directory of this program, where ballast-dlb-bench-smpi is installed too. */
-static bool sibling(const char *name, char *out, size_t n) {
+/* A program at the path rel from this program's directory: DLB_Bench for
+ * SMPI is BALLAST_SMPI_HELPER away (libexec/ballast, see CMakeLists.txt). */
+static bool sibling(const char *rel, char *out, size_t n) {
   char self[PATH_MAX];
   ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
   if (len <= 0) return false;
@@ -148,7 +149,7 @@ static bool sibling(const char *name, char *out, size_t n) {
   char *slash = strrchr(self, '/');
   if (!slash) return false;
   *slash = '\0';
-  int w = snprintf(out, n, "%s/%s", self, name);
+  int w = snprintf(out, n, "%s/%s", self, rel);
   return w > 0 && (size_t)w < n && access(out, X_OK) == 0;
 }
 
@@ -243,10 +244,12 @@ static bool append_csv(const opts *o, const dlb_output *dlb, const run_cost *cos
   double bytes = dlb->bytes_per_rank, work = dlb->work_per_rank;
   for (int k = 0; k < dlb->nruns; k++) {
     const dlb_run_result *r = &dlb->runs[k];
-    fprintf(f, "%lld,%lld,%g,%g,%s,%g,%g,%g,%.6g,%s,%.6f,%.6f,%.0f,%.0f,%.0f,%.0f,%d,%.0f,%.2f,%.1f\n",
+    char eff[32] = ""; /* empty: undefined (no tasks) */
+    if (isfinite(r->efficiency)) snprintf(eff, sizeof eff, "%.6f", r->efficiency);
+    fprintf(f, "%lld,%lld,%g,%g,%s,%g,%g,%g,%.6g,%s,%s,%.6f,%.0f,%.0f,%.0f,%.0f,%d,%.0f,%.2f,%.1f\n",
             o->plat.ranks, o->plat.cores_per_node, o->plat.latency, o->plat.bandwidth,
             dlb->distribution, work, dlb->tasks_per_rank, bytes,
-            bytes > 0 ? o->plat.core_speed * work / bytes : INFINITY, r->policy, r->efficiency,
+            bytes > 0 ? o->plat.core_speed * work / bytes : INFINITY, r->policy, eff,
             r->resolution_s, r->thefts, r->messages, r->bytes_moved, r->peers_max, r->results_ok,
             dlb->seed, cost->wall_s, cost->peak_mb);
   }
@@ -307,7 +310,9 @@ static void print_table(const opts *o, const dlb_output *dlb, const run_cost *co
          "thefts", "messages", "bytes_moved", "peers_max", "results");
   for (int k = 0; k < dlb->nruns; k++) {
     const dlb_run_result *r = &dlb->runs[k];
-    printf("%-11s %10.3f %14.3f %9.0f %10.0f %12.4g %9.0f %8s\n", r->policy, r->efficiency,
+    char eff[32] = "n/a"; /* undefined: no tasks */
+    if (isfinite(r->efficiency)) snprintf(eff, sizeof eff, "%.3f", r->efficiency);
+    printf("%-11s %10s %14.3f %9.0f %10.0f %12.4g %9.0f %8s\n", r->policy, eff,
            r->resolution_s, r->thefts, r->messages, r->bytes_moved, r->peers_max,
            r->results_ok ? "ok" : "WRONG");
   }
@@ -320,9 +325,9 @@ int main(int argc, char **argv) {
   opts o;
   if (!parse(argc, argv, &o)) return 2;
   char exe[PATH_MAX];
-  if (!sibling("ballast-dlb-bench-smpi", exe, sizeof exe)) {
-    fprintf(stderr, PROG ": ballast-dlb-bench-smpi is not next to this program "
-                         "(build Ballast with SimGrid: Debian libsimgrid-dev)\n");
+  if (!sibling(BALLAST_SMPI_HELPER, exe, sizeof exe)) {
+    fprintf(stderr, PROG ": %s is missing (build Ballast with SimGrid: Debian libsimgrid-dev)\n",
+            BALLAST_SMPI_HELPER);
     return 2;
   }
   char dir[PATH_MAX];

@@ -7,9 +7,10 @@
 
 #include <json-c/json.h>
 
+/* A number, or NaN if absent or null (an undefined figure: no tasks). */
 static double num(json_object *o, const char *key) {
   json_object *v;
-  return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : NAN;
+  return json_object_object_get_ex(o, key, &v) && v ? json_object_get_double(v) : NAN;
 }
 
 static void str(json_object *o, const char *key, char *out, size_t n) {

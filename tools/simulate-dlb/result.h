@@ -15,7 +15,7 @@ typedef struct dlb_output {
   char distribution[32];
   double work_per_rank, tasks_per_rank, bytes_per_rank, tasks, seed;
   int nruns;
-  dlb_run_result runs[8];
+  dlb_run_result runs[64]; /* one per policy, as DLB_Bench's --policy takes at most */
 } dlb_output;
 
 /* Parse one DLB_Bench JSON object; false if it is not one. */

@@ -1,0 +1,5 @@
+/* "none": no stealing, each rank runs its own tasks: the static baseline
+ * that shows the imbalance the other policies remove. */
+#include "steal_internal.h"
+
+const bal__steal_victim bal__steal_victim_none = {.name = "none"};
