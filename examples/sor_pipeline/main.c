@@ -253,8 +253,8 @@ int main(int argc, char **argv) {
   int rc = bal_rebalance_time_min(sor_probe_run, &probe, o.reps, &t_local);
   if (rc != BAL_OK) fail("bal_rebalance_time_min", rc);
   sor_grid_free(&probe.scratch);
-  /* The pipeline moves at the pace of the slowest rank (seed 002:
-   * t_iteration is the longest on any processor). */
+  /* The pipeline moves at the pace of the slowest rank ([Siegell 1997]
+   * §4.2.1: t_iteration is the longest on any processor). */
   MPI_Allreduce(&t_local, &t_slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   double t_seq = t_slowest * p;
   rc = bal_rebalance_measure_shift(MPI_COMM_WORLD, sizeof(double), o.cols, o.shift_reps,

@@ -1,8 +1,9 @@
 /* The rate filter ([Siegell 1997] §6.1): out = (1 - h) raw + h previous, with h
  * from a small state machine that follows the direction and length of the
- * trend. The paper's table of values is lost; ours and the experiment that
- * chose them are in docs/rebalance.md (reproduced by the unit test
- * test_rebalance_filter, which prints the table).
+ * trend. The paper chose the values of its state table (Table 1)
+ * empirically; Ballast chose its own by the experiment in docs/rebalance.md
+ * (reproduced by the unit test test_rebalance_filter, which prints the
+ * table).
  *
  * Why these values: a slow-down on one rank stalls every rank at the next
  * synchronisation, a speed-up only leaves one rank briefly underused, so a

@@ -3,10 +3,9 @@
  * posts its record (filtered rate, count, pending error, timings) in an
  * allgather; the records are resolved (decision, maybe a migration) in the
  * same call when blocking, or in the next call when pipelined, so that the
- * collective completes while the application computes ([Siegell 1997]
- * §2.1 pipelines its interactions with the master so). All
- * ranks resolve the same records at the same step and take the same
- * decision. */
+ * collective can progress (inside the application's own MPI calls) while
+ * it computes: the pipelined interactions of [Siegell 1997] §2.1. All ranks
+ * resolve the same records at the same step and take the same decision. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* Public API of the `rebalance` module around the hook: configuration
- * checks, create and destroy, filter names, statistics (balancer names:
- * balancer.c). The balancer's layout and
- * the map of the module are in rebalance_internal.h. */
+ * checks, create and destroy, filter names, statistics (balancer names are
+ * in balancer.c). The balancer's layout and the map of the module are in
+ * rebalance_internal.h. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,10 +67,10 @@ static bool callbacks_valid(const bal_rebalance_callbacks *cb, const bal__rebala
   return cb->pack && cb->unpack && cb->remove && (cb->pack_size || cb->item_bytes >= 1);
 }
 
-/* The interaction cost for the period ([Siegell 1997] §5.2.1): a few exchanges of
- * dummy records at startup, the slowest rank's best. It overestimates the
- * pipelined case, where most of it is hidden, which errs on the side of
- * less overhead. */
+/* The interaction cost for the period ([Siegell 1997] §5.2.1): a few
+ * exchanges of dummy records at startup, the slowest rank's best. It
+ * overestimates the pipelined case, where most of it is hidden, which errs
+ * on the side of less overhead. */
 static int measure_interaction(bal_rebalance *rb) {
   double best = 1e300;
   for (int i = 0; i < 3; i++) {

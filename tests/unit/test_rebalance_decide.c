@@ -101,7 +101,8 @@ static void period_takes_the_largest_limit(void **state) {
   assert_int_equal(bal_rebalance_period(NULL, &per, &k), BAL_EINVAL);
 }
 
-/* The seed's model, evaluated for a block size b (M = ceil(m / b)). */
+/* The grain model of [Siegell 1997] §4.2.4, evaluated for a block size b
+ * (M = ceil(m / b)). */
 static double model(double ts, int64_t m, int p, double tf, double ti, int64_t b) {
   int64_t M = (m + b - 1) / b;
   double shifts = (double)M + p - 2;
@@ -129,7 +130,7 @@ static void grain_matches_scan(void **state) {
     /* the closed form and its integer neighbours find the best block size */
     if (!(t <= best * (1 + 1e-12))) fail_msg("m=%lld p=%d: %.9g vs best %.9g", (long long)m, p, t, best);
   }
-  /* the seed's closed form on a case with an interior optimum */
+  /* the paper's closed form on a case with an interior optimum */
   int64_t M;
   double ts = 4.0, tf = 1e-3, ti = 0;
   assert_int_equal(bal_rebalance_grain(ts, 1000, 4, tf, ti, &M, NULL, NULL), BAL_OK);
