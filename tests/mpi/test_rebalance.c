@@ -199,6 +199,15 @@ static int64_t init_items(uint64_t seed, int64_t per_rank) {
   return total;
 }
 
+/* Fresh items, `per` on every rank, in global order. */
+static void even_items(int64_t per) {
+  free(A.id);
+  memset(&A, 0, sizeof A);
+  reserve(per);
+  for (int64_t j = 0; j < per; j++) A.id[A.head + j] = (uint64_t)(rank * per + j);
+  A.n = per;
+}
+
 /* Every id in [0, total) exactly once; in order when `ordered`. */
 static void check_items(int64_t total, int ordered) {
   int n = (int)A.n, *counts = NULL, *displs = NULL;
@@ -315,11 +324,7 @@ static void random_loads(const char *balancer, int seeds) {
 /* One rank at half speed: proportional counts, then quiet. */
 static void converge(const char *balancer) {
   int64_t per = 100, total = per * nranks;
-  free(A.id);
-  memset(&A, 0, sizeof A);
-  reserve(per);
-  for (int64_t j = 0; j < per; j++) A.id[A.head + j] = (uint64_t)(rank * per + j);
-  A.n = per;
+  even_items(per);
   bal_rebalance *rb = make(balancer, 1, 2, 0.10, BAL_REBALANCE_FILTER_ADAPTIVE);
   int slow = nranks / 2;
   uint64_t noise = 99 + (uint64_t)rank;
@@ -352,11 +357,7 @@ static void converge(const char *balancer) {
 /* Equal speeds with +-4% noise: the threshold keeps everything in place. */
 static void dedicated(void) {
   int64_t per = 100, total = per * nranks;
-  free(A.id);
-  memset(&A, 0, sizeof A);
-  reserve(per);
-  for (int64_t j = 0; j < per; j++) A.id[A.head + j] = (uint64_t)(rank * per + j);
-  A.n = per;
+  even_items(per);
   for (int pipelined = 0; pipelined <= 1; pipelined++) {
     bal_rebalance *rb = make("string", pipelined, 1, 0.10,
                              BAL_REBALANCE_FILTER_ADAPTIVE);
@@ -519,11 +520,7 @@ static void count_changes(void) {
  * chains-on-chains optimum, in few moves; ids and order stay intact. */
 static void weighted(int pipelined) {
   int64_t per = 60, total = per * nranks;
-  free(A.id);
-  memset(&A, 0, sizeof A);
-  reserve(per);
-  for (int64_t j = 0; j < per; j++) A.id[A.head + j] = (uint64_t)(rank * per + j);
-  A.n = per;
+  even_items(per);
   heavy_lo = total / 10;
   heavy_hi = total / 3;
   bal_rebalance_callbacks cb = CB;
@@ -598,7 +595,21 @@ static void args(void) {
   bal_rebalance_config_init(&c);
   c.filter_h = NAN;
   CHECK(bal_rebalance_create(MPI_COMM_WORLD, &c, &CB, &rb) == BAL_EINVAL);
+  bal_rebalance_config_init(&c);
+  c.balancer = "diagonal"; /* not in the registry */
+  CHECK(bal_rebalance_create(MPI_COMM_WORLD, &c, &CB, &rb) == BAL_EINVAL);
+  c.balancer = NULL;
+  CHECK(bal_rebalance_create(MPI_COMM_WORLD, &c, &CB, &rb) == BAL_EINVAL);
   CHECK(rb == NULL);
+  /* the name is resolved at creation: the caller's string may go away */
+  char name[16];
+  snprintf(name, sizeof name, "%s", "direct");
+  c.balancer = name;
+  CHECK(bal_rebalance_create(MPI_COMM_WORLD, &c, &CB, &rb) == BAL_OK);
+  memset(name, 0, sizeof name);
+  CHECK(bal_rebalance_step(rb, 1e-3, BAL_REBALANCE_ALL, NULL) == BAL_OK);
+  bal_rebalance_destroy(rb);
+  rb = NULL;
   bal_rebalance_destroy(NULL);
   /* the balancer "none" needs only count, measures, never moves */
   bal_rebalance_callbacks only = {0};
