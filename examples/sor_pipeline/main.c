@@ -99,7 +99,7 @@ static bool parse_num(const char *flag, const char *text, double lo, double hi, 
   errno = 0;
   double v = strtod(text, &end);
   if (end == text || *end || errno || !(v >= lo && v <= hi)) {
-    fprintf(stderr, PROG ": %s: '%s' is not a number in [%g, %g]\n", flag, text, lo, hi);
+    fprintf(stderr, PROG ": %s: '%s' is not a number in [%.10g, %.10g]\n", flag, text, lo, hi);
     return false;
   }
   *out = v;
