@@ -351,8 +351,8 @@ int main(int argc, char **argv) {
            "measured_s", "predicted_s", "efficiency", "predicted", "checksum", "result");
     for (int k = 0; k < o.nsizes; k++) {
       const run_out *r = &runs[k];
-      printf("%10" PRId64 " %6" PRId64 " %7s %11.4g %12.4g %10.3f %10.3f %16.10g %8s\n", r->block, r->blocks,
-             r->automatic ? "yes" : "no", r->measured_s, r->predicted_s,
+      printf("%10" PRId64 " %6" PRId64 " %7s %11.4g %12.4g %10.3f %10.3f %16.10g %8s\n", r->block,
+             r->blocks, r->automatic ? "yes" : "no", r->measured_s, r->predicted_s,
              t_seq / (p * r->measured_s), t_seq / (p * r->predicted_s), r->checksum,
              r->check < 0 ? "-" : r->check ? "equal" : "DIFFERS");
     }

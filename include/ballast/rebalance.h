@@ -445,11 +445,11 @@ BAL_API int bal_rebalance_filter_step(bal_rebalance_filter_state *st, bal_rebala
 BAL_API int bal_rebalance_step_time(int p, const int64_t *n, const double *rate, double *out);
 
 /**
- * The move decision ([Siegell 1997] §6.2 threshold, §6.3 profitability). The reduction fraction is
- * r = (t_now - t_new) / t_now. Verdict BALANCED if r <= threshold (or
- * t_now <= 0); else UNPROFITABLE if profitability is checked and
- * cost_s > benefit_weight * r * horizon_s (the benefit being the time saved
- * over the expected stable time); else MOVE.
+ * The move decision ([Siegell 1997] §6.2 threshold, §6.3 profitability).
+ * The reduction fraction is r = (t_now - t_new) / t_now. Verdict BALANCED
+ * if r <= threshold (or t_now <= 0); else UNPROFITABLE if profitability
+ * is checked and cost_s > benefit_weight * r * horizon_s (the benefit
+ * being the time saved over the expected stable time); else MOVE.
  * @param t_now, t_new projected step times before and after (>= 0).
  * @param threshold    in [0, 1).
  * @param cost_s       predicted movement cost (s, >= 0).

@@ -156,11 +156,12 @@ int bal__rebalance_post(bal_rebalance *rb) {
   rb->win_steps = 0;
   int mrc;
   if (rb->cfg.pipelined) {
-    mrc = MPI_Iallgather(r, BAL__REBALANCE_REC_N, MPI_DOUBLE, rb->all, BAL__REBALANCE_REC_N, MPI_DOUBLE, rb->comm,
-                         &rb->req);
+    mrc = MPI_Iallgather(r, BAL__REBALANCE_REC_N, MPI_DOUBLE, rb->all, BAL__REBALANCE_REC_N,
+                         MPI_DOUBLE, rb->comm, &rb->req);
   } else {
     int64_t t0 = bal__now_ns();
-    mrc = MPI_Allgather(r, BAL__REBALANCE_REC_N, MPI_DOUBLE, rb->all, BAL__REBALANCE_REC_N, MPI_DOUBLE, rb->comm);
+    mrc = MPI_Allgather(r, BAL__REBALANCE_REC_N, MPI_DOUBLE, rb->all, BAL__REBALANCE_REC_N,
+                        MPI_DOUBLE, rb->comm);
     rb->last_interact_s = (double)(bal__now_ns() - t0) * 1e-9;
   }
   if (mrc != MPI_SUCCESS) return BAL_EMPI;
@@ -313,7 +314,8 @@ int bal__rebalance_resolve(bal_rebalance *rb, int64_t *moved) {
   rsum = 0.0;
   double t_now = 0.0, t_new, lsum = 0.0;
   for (int k = 0; k < P; k++) {
-    double load = rb->weighted ? rb->all[(size_t)k * BAL__REBALANCE_REC_N + BAL__REBALANCE_REC_LOAD] : (double)rb->n[k];
+    double load = rb->weighted ? rb->all[(size_t)k * BAL__REBALANCE_REC_N + BAL__REBALANCE_REC_LOAD]
+                                : (double)rb->n[k];
     rsum += rb->rate[k];
     lsum += load;
     t_now = fmax(t_now, load / rb->rate[k]);

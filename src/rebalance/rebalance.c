@@ -75,8 +75,8 @@ static int measure_interaction(bal_rebalance *rb) {
   double best = 1e300;
   for (int i = 0; i < 3; i++) {
     int64_t t0 = bal__now_ns();
-    if (MPI_Allgather(rb->rec, BAL__REBALANCE_REC_N, MPI_DOUBLE, rb->all, BAL__REBALANCE_REC_N, MPI_DOUBLE,
-                      rb->comm) != MPI_SUCCESS)
+    if (MPI_Allgather(rb->rec, BAL__REBALANCE_REC_N, MPI_DOUBLE, rb->all, BAL__REBALANCE_REC_N,
+                      MPI_DOUBLE, rb->comm) != MPI_SUCCESS)
       return BAL_EMPI;
     best = fmin(best, (double)(bal__now_ns() - t0) * 1e-9);
   }

@@ -24,11 +24,11 @@
  * The life of an item. The application processes its items and calls
  * bal_rebalance_step() (hook.c) with the time and the count; the step adds
  * them to the measurement window (in cost units when the weights callback
- * is given and the balancer balances costs: local_weights()). Every `interval` steps bal__rebalance_post()
- * turns the window into a raw rate, filters it
- * (bal_rebalance_filter_step(), filter.c) and starts the allgather of this
- * rank's record: pending error, count, filtered rate, timings, last
- * migration, load. bal__rebalance_resolve() completes it (at once when
+ * is given and the balancer balances costs: local_weights()). Every
+ * `interval` steps bal__rebalance_post() turns the window into a raw rate,
+ * filters it (bal_rebalance_filter_step(), filter.c) and starts the
+ * allgather of this rank's record: pending error, count, filtered rate,
+ * timings, last migration, load. bal__rebalance_resolve() completes it (at once when
  * blocking, at the next step when pipelined) and, identically on every
  * rank: returns the lowest rank's pending error; learns the cost of moving
  * from the migrations reported (learn()); updates the period

@@ -420,7 +420,8 @@ static void one_error(const char *name, const char *balancer, int pipelined, int
     double sp = ((rank + step) % 2) ? 1.0 : 0.25;
     int64_t moved;
     int rc = bal_rebalance_step(rb, (double)A.n * 1e-3 / sp + 1e-6, (int64_t)A.n, &moved);
-    if (rc != BAL_OK) fprintf(stderr, "rank %d: %s: step %" PRId64 " after the error: %d\n", rank, name, step, rc);
+    if (rc != BAL_OK)
+      fprintf(stderr, "rank %d: %s: step %" PRId64 " after the error: %d\n", rank, name, step, rc);
     CHECK(rc == BAL_OK);
     after += moved;
     check_items(*total, !strcmp(balancer, "string"));

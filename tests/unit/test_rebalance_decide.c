@@ -128,7 +128,8 @@ static void grain_matches_scan(void **state) {
     double best = INFINITY;
     for (int64_t bb = 1; bb <= m; bb++) best = fmin(best, model(ts, m, p, tf, ti, bb));
     /* the closed form and its integer neighbours find the best block size */
-    if (!(t <= best * (1 + 1e-12))) fail_msg("m=%lld p=%d: %.9g vs best %.9g", (long long)m, p, t, best);
+    if (!(t <= best * (1 + 1e-12)))
+      fail_msg("m=%lld p=%d: %.9g vs best %.9g", (long long)m, p, t, best);
   }
   /* the paper's closed form on a case with an interior optimum */
   int64_t M;
