@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Benchmarks of issue 6 on `ballast heat` (docs/BENCHMARKS.md, "rebalance:
-# ballast-heat"): 8 ranks oversubscribed, sleep-emulated rows (800 rows of
+# Benchmarks of the rebalance module on `ballast heat` (docs/BENCHMARKS.md,
+# "rebalance: ballast-heat"): 8 ranks oversubscribed, sleep-emulated rows (800 rows of
 # 64 columns, 0.1 ms per row and sweep: 10 ms per sweep and rank when
 # dedicated), so the figures measure the balancer, not the 2 shared cores.
 #   constant      rank 0 at half speed: none, string, direct, and a dedicated

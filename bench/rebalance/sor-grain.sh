@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Efficiency of the pipelined SOR sweep against the block size, with the
-# block size Ballast's grain model picks marked (seed 002 §4.2.4, Fig. 8),
+# block size Ballast's grain model picks marked ([Siegell 1997] §4.2.4, Fig. 8),
 # measured next to the model's prediction. One examples/sor_pipeline run
 # measures the model's inputs once and then sweeps every block size, so the
 # predicted curve and the automatic choice come from the same inputs.

@@ -29,7 +29,7 @@ typedef struct heat_opts {
   int nx;               /* columns, the two edge columns included */
   int64_t ny;           /* rows */
   long long iterations;
-  bal_rebalance_mode balancer;
+  const char *balancer; /* a bal_rebalance balancer name */
   bool balancer_off;    /* --balancer none: no balancer at all (the baseline) */
   heat_load_kind load;
   double load_period, load_duty, slowdown;

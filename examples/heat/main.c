@@ -57,7 +57,7 @@ static double sequential_sweep(const heat_opts *o, heat_grid *g, heat_halo *h, i
 
 static int setup_config(const heat_opts *o, bal_rebalance_config *cfg) {
   bal_rebalance_config_init(cfg);
-  cfg->mode = o->balancer;
+  cfg->balancer = o->balancer;
   if (!o->filter) cfg->filter = BAL_REBALANCE_FILTER_NONE;
   cfg->threshold = o->threshold ? o->threshold_value : 0.0;
   cfg->profitability = o->profitability;
@@ -149,7 +149,7 @@ int main(int argc, char **argv) {
     double end = bal__now_s(), compute_s = end - start;
     int64_t rows = g.n;
     if (rb) {
-      int rc = bal_rebalance_step(rb, compute_s, (long long)rows, NULL);
+      int rc = bal_rebalance_step(rb, compute_s, (int64_t)rows, NULL);
       if (rc != BAL_OK) { /* collective: every rank stops here */
         if (rank == 0) fprintf(stderr, HEAT_PROG ": bal_rebalance_step: %s\n", bal_strerror(rc));
         if (rc == BAL_EMPI) MPI_Abort(MPI_COMM_WORLD, 1);
@@ -213,7 +213,7 @@ int main(int argc, char **argv) {
   r.efficiency_after = first_reb >= 0 && avail_after > 0
                            ? t_seq_iter * (double)(o.iterations - first_reb - 1) / avail_after
                            : 0;
-  long long bytes = st.bytes_sent, bytes_all = 0;
+  long long bytes = (long long)st.bytes_sent, bytes_all = 0;
   MPI_Reduce(&bytes, &bytes_all, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   r.bytes_moved = bytes_all;
   r.rebalances = st.rebalances;

@@ -80,7 +80,7 @@ bool heat_parse(int argc, char **argv, heat_opts *o) {
   o->nx = 64;
   o->ny = 800;
   o->iterations = 500;
-  o->balancer = BAL_REBALANCE_STRING;
+  o->balancer = "string";
   o->load_period = 12;
   o->load_duty = 0.5;
   o->slowdown = 2;
@@ -134,7 +134,7 @@ bool heat_parse(int argc, char **argv, heat_opts *o) {
       static const char *names[] = {"none", "string", "direct"};
       if (!parse_name(a, v, names, 3, &k)) return false;
       o->balancer_off = k == 0;
-      o->balancer = k == 2 ? BAL_REBALANCE_DIRECT : BAL_REBALANCE_STRING;
+      o->balancer = k == 2 ? "direct" : "string";
     } else if (!strcmp(a, "--load")) {
       if (!parse_name(a, v, load_names, 3, &k)) return false;
       o->load = (heat_load_kind)k;

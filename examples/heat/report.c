@@ -5,7 +5,7 @@
 #include "heat.h"
 
 static const char *balancer_name(const heat_opts *o) {
-  return o->balancer_off ? "none" : bal_rebalance_mode_name(o->balancer);
+  return o->balancer_off ? "none" : o->balancer;
 }
 
 void report_json(const heat_opts *o, const heat_result *r) {

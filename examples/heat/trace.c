@@ -67,7 +67,7 @@ bool trace_plot(const heat_trace *tr, const heat_opts *o, const char *path, int 
     if (tr->s[k].rate > top) top = tr->s[k].rate;
   }
   top *= 1.15;
-  const char *bal = o->balancer_off ? "none" : bal_rebalance_mode_name(o->balancer);
+  const char *bal = o->balancer_off ? "none" : o->balancer;
   fprintf(g, "set terminal pngcairo size 900,500 noenhanced font ',10'\nset output '%s'\n", path);
   fprintf(g, "set datafile separator ','\n"
              "set title 'ballast heat: rank %d, balancer %s, load %s (x%.3g)%s%s%s'\n"

@@ -1,5 +1,5 @@
 /* sor_pipeline: a pipelined (DOACROSS) SOR sweep whose block size comes
- * from Ballast's grain model (seed 002 §4.2.4), or is given.
+ * from Ballast's grain model ([Siegell 1997] §4.2.4), or is given.
  *
  * The grid's rows are split over the ranks; each sweep walks the columns in
  * blocks, and a rank starts a block only when the rank above has sent its
@@ -14,7 +14,15 @@
  * many ranks on few cores measure the pipeline rather than the CPU sharing
  * (docs/BENCHMARKS.md); --shift-delay emulates a slower network.
  *
+ * It uses only Ballast's public API, MPI and libc, so it builds from an
+ * installed Ballast:
+ *   mpicc -o sor_pipeline main.c pipeline.c sor.c $(pkg-config --cflags --libs ballast)
  * Run: mpiexec -n 4 sor_pipeline --rows 400 --cols 1000 --check */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, clock_nanosleep, strtok_r */
+#endif
+#include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,12 +30,12 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include <mpi.h>
+
 #include <ballast/ballast.h>
 #include <ballast/rebalance.h>
 
-#include "common/cli.h"
-#include "common/json.h"
-#include "core/clock.h"
+#include "clock.h"
 #include "pipeline.h"
 
 #define PROG "sor_pipeline"
@@ -37,12 +45,12 @@ typedef struct opts {
   int rows, cols, sweeps, reps, shift_reps;
   double omega, work_ns, delay_s;
   int nsizes;
-  long long sizes[MAX_SIZES]; /* 0: automatic */
+  int64_t sizes[MAX_SIZES]; /* 0: automatic */
   bool check, json;
 } opts;
 
 typedef struct run_out {
-  long long block, blocks;
+  int64_t block, blocks;
   bool automatic;
   double measured_s, predicted_s; /* median sweep time; the model's */
   double checksum;
@@ -71,6 +79,34 @@ static void usage(FILE *out) {
           "Exit status: 0, 1 if a result differs from the sequential one, 2 on bad flags.\n");
 }
 
+/* An integer flag value in [lo, hi]: decimal digits only, the whole text. */
+static bool parse_int(const char *flag, const char *text, int64_t lo, int64_t hi, int64_t *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(text, &end, 10);
+  if (text[0] < '0' || text[0] > '9' || *end || errno || v < lo || v > hi) {
+    fprintf(stderr, PROG ": %s: '%s' is not an integer in [%" PRId64 ", %" PRId64 "]\n", flag,
+            text, lo, hi);
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+/* A number flag value in [lo, hi]. */
+static bool parse_num(const char *flag, const char *text, double lo, double hi, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (end == text || *end || errno || !(v >= lo && v <= hi)) {
+    fprintf(stderr, PROG ": %s: '%s' is not a number in [%.10g, %.10g]\n", flag, text, lo, hi);
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+/* --block-size: a comma-separated list of sizes and 'auto' (stored as 0). */
 static bool parse_sizes(const char *text, opts *o) {
   char buf[1024];
   if (strlen(text) >= sizeof buf) {
@@ -85,8 +121,7 @@ static bool parse_sizes(const char *text, opts *o) {
       return false;
     }
     int64_t v = 0;
-    if (strcmp(tok, "auto") != 0 &&
-        !cli_parse_i64(PROG, "--block-size", tok, 1, 1000000000, &v))
+    if (strcmp(tok, "auto") != 0 && !parse_int("--block-size", tok, 1, 1000000000, &v))
       return false;
     o->sizes[o->nsizes++] = v;
   }
@@ -101,37 +136,48 @@ static bool parse(int argc, char **argv, opts *o) {
   *o = (opts){.rows = 400, .cols = 1000, .sweeps = 5, .reps = 5, .shift_reps = 20, .omega = 1.5,
               .nsizes = 1};
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v;
+    const char *a = argv[i];
+    if (!strcmp(a, "--check")) {
+      o->check = true;
+      continue;
+    }
+    if (!strcmp(a, "--json")) {
+      o->json = true;
+      continue;
+    }
+    static const char *valued[] = {"--block-size", "--omega",  "--work-ns", "--shift-delay",
+                                   "--rows",       "--cols",   "--sweeps",  "--reps",
+                                   "--shift-reps"};
+    bool known = false;
+    for (size_t f = 0; f < sizeof valued / sizeof valued[0]; f++) known |= !strcmp(a, valued[f]);
+    if (!known) {
+      fprintf(stderr, PROG ": unknown argument '%s' (see --help)\n", a);
+      return false;
+    }
+    if (i + 1 >= argc) {
+      fprintf(stderr, PROG ": %s needs a value\n", a);
+      return false;
+    }
+    const char *v = argv[++i];
     int64_t n;
-    if (!strcmp(a, "--check")) o->check = true;
-    else if (!strcmp(a, "--json")) o->json = true;
-    else if (!strcmp(a, "--block-size")) {
-      if (!(v = cli_value(PROG, argc, argv, &i)) || !parse_sizes(v, o)) return false;
+    if (!strcmp(a, "--block-size")) {
+      if (!parse_sizes(v, o)) return false;
     } else if (!strcmp(a, "--omega")) {
-      if (!(v = cli_value(PROG, argc, argv, &i)) ||
-          !cli_parse_double(PROG, a, v, 1e-9, 2.0 - 1e-9, &o->omega))
-        return false;
+      if (!parse_num(a, v, 1e-9, 2.0 - 1e-9, &o->omega)) return false;
     } else if (!strcmp(a, "--work-ns")) {
-      if (!(v = cli_value(PROG, argc, argv, &i)) || !cli_parse_double(PROG, a, v, 0, 1e9, &o->work_ns))
-        return false;
+      if (!parse_num(a, v, 0, 1e9, &o->work_ns)) return false;
     } else if (!strcmp(a, "--shift-delay")) {
-      if (!(v = cli_value(PROG, argc, argv, &i)) || !cli_parse_double(PROG, a, v, 0, 10, &o->delay_s))
-        return false;
-    } else if (!strcmp(a, "--rows") || !strcmp(a, "--cols") || !strcmp(a, "--sweeps") ||
-               !strcmp(a, "--reps") || !strcmp(a, "--shift-reps")) {
+      if (!parse_num(a, v, 0, 10, &o->delay_s)) return false;
+    } else {
       /* rows * (cols + 2) doubles must fit an int count for MPI */
       int64_t max = !strcmp(a, "--rows") || !strcmp(a, "--cols") ? 20000 : 100000;
-      if (!(v = cli_value(PROG, argc, argv, &i)) || !cli_parse_i64(PROG, a, v, 1, max, &n))
-        return false;
+      if (!parse_int(a, v, 1, max, &n)) return false;
       int *dst = !strcmp(a, "--rows")     ? &o->rows
                  : !strcmp(a, "--cols")   ? &o->cols
                  : !strcmp(a, "--sweeps") ? &o->sweeps
                  : !strcmp(a, "--reps")   ? &o->reps
                                           : &o->shift_reps;
       *dst = (int)n;
-    } else {
-      cli_unknown(PROG, a);
-      return false;
     }
   }
   return true;
@@ -140,6 +186,20 @@ static bool parse(int argc, char **argv, opts *o) {
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
+}
+
+/* Median of x[0..n) (n >= 1); sorts x. */
+static double median(double *x, int n) {
+  qsort(x, (size_t)n, sizeof *x, cmp_double);
+  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+/* A JSON number, or null when it is not finite (JSON has no NaN or inf). */
+static void json_num(const char *sep, const char *key, double v) {
+  if (isfinite(v))
+    printf("%s\"%s\": %.17g", sep, key, v);
+  else
+    printf("%s\"%s\": null", sep, key);
 }
 
 static void fail(const char *what, int code) {
@@ -155,8 +215,16 @@ static void sequential(const opts *o, sor_grid *ref) {
 }
 
 int main(int argc, char **argv) {
-  for (int i = 1; i < argc; i++)
-    if (cli_help_or_version(PROG, argv[i], usage)) return 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage(stdout);
+      return 0;
+    }
+    if (!strcmp(argv[i], "--version")) {
+      printf(PROG " (Ballast %s)\n", bal_version());
+      return 0;
+    }
+  }
   opts o;
   if (!parse(argc, argv, &o)) return 2;
 
@@ -185,15 +253,15 @@ int main(int argc, char **argv) {
   int rc = bal_rebalance_time_min(sor_probe_run, &probe, o.reps, &t_local);
   if (rc != BAL_OK) fail("bal_rebalance_time_min", rc);
   sor_grid_free(&probe.scratch);
-  /* The pipeline moves at the pace of the slowest rank (seed 002:
-   * t_iteration is the longest on any processor). */
+  /* The pipeline moves at the pace of the slowest rank ([Siegell 1997]
+   * §4.2.1: t_iteration is the longest on any processor). */
   MPI_Allreduce(&t_local, &t_slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   double t_seq = t_slowest * p;
   rc = bal_rebalance_measure_shift(MPI_COMM_WORLD, sizeof(double), o.cols, o.shift_reps,
                                    &t_fixed_meas, &t_incr);
   if (rc != BAL_OK) fail("bal_rebalance_measure_shift", rc);
   double t_fixed = t_fixed_meas + o.delay_s;
-  long long auto_blocks, auto_b;
+  int64_t auto_blocks, auto_b;
   double auto_pred;
   rc = bal_rebalance_grain(t_seq, o.cols, p, t_fixed, t_incr, &auto_blocks, &auto_b, &auto_pred);
   if (rc != BAL_OK) fail("bal_rebalance_grain", rc);
@@ -223,16 +291,12 @@ int main(int argc, char **argv) {
        * rank's end (without the barrier, a sweep's drain would overlap the
        * next one's fill). */
       MPI_Barrier(MPI_COMM_WORLD);
-      long long t0 = bal__now_ns();
+      int64_t t0 = now_ns();
       if ((rc = sor_rank_sweep(&s, (int)r->block)) != MPI_SUCCESS) fail("the pipelined sweep", rc);
-      times[sw] = (double)(bal__now_ns() - t0) * 1e-9;
+      times[sw] = (double)(now_ns() - t0) * 1e-9;
     }
     MPI_Reduce(times, tmax, o.sweeps, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-      qsort(tmax, (size_t)o.sweeps, sizeof *tmax, cmp_double);
-      r->measured_s = o.sweeps % 2 ? tmax[o.sweeps / 2]
-                                   : 0.5 * (tmax[o.sweeps / 2 - 1] + tmax[o.sweeps / 2]);
-    }
+    if (rank == 0) r->measured_s = median(tmax, o.sweeps);
     double local = sor_checksum(&s.g, 1, s.nrows + 1);
     MPI_Reduce(&local, &r->checksum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     r->check = -1;
@@ -247,61 +311,48 @@ int main(int argc, char **argv) {
   }
 
   if (rank == 0 && o.json) {
-    json_writer j;
-    json_init(&j, stdout);
-    json_object_begin(&j, NULL);
-    json_string(&j, "program", PROG);
-    json_int(&j, "ranks", p);
-    json_int(&j, "rows", o.rows);
-    json_int(&j, "cols", o.cols);
-    json_int(&j, "sweeps", o.sweeps);
-    json_double(&j, "omega", o.omega);
-    json_double(&j, "work_ns", o.work_ns);
-    json_double(&j, "shift_delay_s", o.delay_s);
-    json_int(&j, "reps", o.reps);
-    json_int(&j, "shift_reps", o.shift_reps);
-    json_bool(&j, "check", o.check);
-    json_object_begin(&j, "model");
-    json_double(&j, "t_seq_s", t_seq);
-    json_double(&j, "t_fixed_measured_s", t_fixed_meas);
-    json_double(&j, "t_fixed_s", t_fixed);
-    json_double(&j, "t_incr_s", t_incr);
-    json_int(&j, "auto_block_size", auto_b);
-    json_int(&j, "auto_blocks", auto_blocks);
-    json_double(&j, "auto_predicted_s", auto_pred);
-    json_object_end(&j);
-    json_array_begin(&j, "runs");
+    printf("{\"program\": \"" PROG "\", \"ranks\": %d, \"rows\": %d, \"cols\": %d, "
+           "\"sweeps\": %d",
+           p, o.rows, o.cols, o.sweeps);
+    json_num(", ", "omega", o.omega);
+    json_num(", ", "work_ns", o.work_ns);
+    json_num(", ", "shift_delay_s", o.delay_s);
+    printf(", \"reps\": %d, \"shift_reps\": %d, \"check\": %s", o.reps, o.shift_reps,
+           o.check ? "true" : "false");
+    printf(", \"model\": {");
+    json_num("", "t_seq_s", t_seq);
+    json_num(", ", "t_fixed_measured_s", t_fixed_meas);
+    json_num(", ", "t_fixed_s", t_fixed);
+    json_num(", ", "t_incr_s", t_incr);
+    printf(", \"auto_block_size\": %" PRId64 ", \"auto_blocks\": %" PRId64, auto_b,
+           auto_blocks);
+    json_num(", ", "auto_predicted_s", auto_pred);
+    printf("}, \"runs\": [");
     for (int k = 0; k < o.nsizes; k++) {
       const run_out *r = &runs[k];
-      json_object_begin(&j, NULL);
-      json_int(&j, "block_size", r->block);
-      json_int(&j, "blocks", r->blocks);
-      json_bool(&j, "automatic", r->automatic);
-      json_double(&j, "measured_s", r->measured_s);
-      json_double(&j, "predicted_s", r->predicted_s);
-      json_double(&j, "efficiency", t_seq / (p * r->measured_s));
-      json_double(&j, "predicted_efficiency", t_seq / (p * r->predicted_s));
-      json_double(&j, "checksum", r->checksum);
-      if (r->check < 0) json_string(&j, "result", NULL);
-      else json_string(&j, "result", r->check ? "equal" : "differs");
-      json_object_end(&j);
+      printf("%s{\"block_size\": %" PRId64 ", \"blocks\": %" PRId64 ", \"automatic\": %s",
+             k ? ", " : "", r->block, r->blocks, r->automatic ? "true" : "false");
+      json_num(", ", "measured_s", r->measured_s);
+      json_num(", ", "predicted_s", r->predicted_s);
+      json_num(", ", "efficiency", t_seq / (p * r->measured_s));
+      json_num(", ", "predicted_efficiency", t_seq / (p * r->predicted_s));
+      json_num(", ", "checksum", r->checksum);
+      printf(", \"result\": %s}", r->check < 0 ? "null" : r->check ? "\"equal\"" : "\"differs\"");
     }
-    json_array_end(&j);
-    json_object_end(&j);
-    json_finish(&j);
+    printf("]}\n");
   } else if (rank == 0) {
     printf("SOR pipeline: %d ranks, %d x %d grid, %d sweeps, omega %g, %g ns/point emulated, "
            "%g s/shift added\n",
            p, o.rows, o.cols, o.sweeps, o.omega, o.work_ns, o.delay_s);
     printf("model: t_seq %.4g s, t_fixed %.3g s (measured %.3g), t_incr %.3g s/element -> "
-           "block size %lld (%lld blocks), predicted %.4g s\n",
+           "block size %" PRId64 " (%" PRId64 " blocks), predicted %.4g s\n",
            t_seq, t_fixed, t_fixed_meas, t_incr, auto_b, auto_blocks, auto_pred);
     printf("%10s %6s %7s %11s %12s %10s %10s %16s %8s\n", "block_size", "blocks", "auto",
            "measured_s", "predicted_s", "efficiency", "predicted", "checksum", "result");
     for (int k = 0; k < o.nsizes; k++) {
       const run_out *r = &runs[k];
-      printf("%10lld %6lld %7s %11.4g %12.4g %10.3f %10.3f %16.10g %8s\n", r->block, r->blocks,
-             r->automatic ? "yes" : "no", r->measured_s, r->predicted_s,
+      printf("%10" PRId64 " %6" PRId64 " %7s %11.4g %12.4g %10.3f %10.3f %16.10g %8s\n", r->block,
+             r->blocks, r->automatic ? "yes" : "no", r->measured_s, r->predicted_s,
              t_seq / (p * r->measured_s), t_seq / (p * r->predicted_s), r->checksum,
              r->check < 0 ? "-" : r->check ? "equal" : "DIFFERS");
     }

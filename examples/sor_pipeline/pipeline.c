@@ -1,10 +1,13 @@
 /* The pipelined sweep (see pipeline.h). */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, clock_nanosleep */
+#endif
 #include "pipeline.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/clock.h"
+#include "clock.h"
 
 enum { TAG_OLD = 1, TAG_BLOCK = 2 };
 
@@ -39,13 +42,13 @@ void sor_rank_free(sor_rank *s) { sor_grid_free(&s->g); }
 /* Compute columns [c0, c1) of every local row, then wait out the emulated
  * cost of that many point updates. */
 static void compute(const sor_rank *s, sor_grid *g, int c0, int c1) {
-  int64_t t0 = s->work_ns > 0 ? bal__now_ns() : 0;
+  int64_t t0 = s->work_ns > 0 ? now_ns() : 0;
   sor_block(g, s->omega, 1, s->nrows + 1, c0, c1);
   if (s->work_ns > 0)
     /* An absolute deadline, and a sleep, not a spin: the real update
      * counts towards the emulated cost, and ranks oversubscribed on few
      * cores do not compete for them. */
-    bal__sleep_until_ns(t0 + (int64_t)(s->work_ns * (double)(c1 - c0) * (double)s->nrows));
+    sleep_until_ns(t0 + (int64_t)(s->work_ns * (double)(c1 - c0) * (double)s->nrows));
 }
 
 int sor_rank_sweep(sor_rank *s, int block) {
@@ -69,7 +72,7 @@ int sor_rank_sweep(sor_rank *s, int block) {
       return rc;
     compute(s, &s->g, c0, c1);
     if (down != MPI_PROC_NULL) {
-      if (s->delay_s > 0) bal__sleep_ns((int64_t)(s->delay_s * 1e9));
+      if (s->delay_s > 0) sleep_until_ns(now_ns() + (int64_t)(s->delay_s * 1e9));
       if ((rc = MPI_Send(sor_at(&s->g, s->nrows, c0), c1 - c0, MPI_DOUBLE, down, TAG_BLOCK,
                          s->comm)))
         return rc;

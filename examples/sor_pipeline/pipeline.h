@@ -1,7 +1,7 @@
 /* One rank's share of the pipelined SOR sweep: a band of consecutive grid
  * rows, swept column block by column block (strip mining), each block
  * started only when the rank above has sent its new values for those
- * columns (a DOACROSS loop; seed 002 §4.2.1, Fig. 6). */
+ * columns (a DOACROSS loop: [Siegell 1997] §4.2.1 and its Figure 6). */
 #ifndef SOR_PIPELINE_PIPELINE_H
 #define SOR_PIPELINE_PIPELINE_H
 

@@ -1,28 +1,31 @@
 /**
  * @file ballast/rebalance.h
  * @brief `rebalance` module: iterative rebalancing of domain-decomposed MPI
- *        codes (seeds 001 and 002): measure each rank's computation rate,
- *        filter it, decide whether moving work pays off, and move work
- *        packages through application callbacks.
+ *        codes ([POP LB], [Siegell 1997]): measure each rank's computation
+ *        rate, filter it, decide whether moving work pays off, and move
+ *        work packages through application callbacks.
  *
  * Model: every rank holds a sequence of work items (rows, cells,
  * particles); the first item is its LOW end, the last its HIGH end. The
  * application calls bal_rebalance_step() once per iteration on every rank
  * with the time it spent computing and the number of items it processed.
  * Most calls only accumulate the measurement (no communication). Every
- * `interval` iterations (chosen automatically, seed 002 §5.2) the ranks
- * exchange their filtered rates (items per second) and item counts, all
- * compute the same decision, and, when the projected step time drops by
- * more than the threshold and the predicted benefit outweighs the
- * predicted movement cost, move items:
- *  - #BAL_REBALANCE_STRING: the global sequence of items (rank 0's items,
+ * `interval` iterations (chosen automatically, [Siegell 1997] §5.2) the
+ * ranks exchange their filtered rates (items per second) and item counts,
+ * all compute the same decision, and, when the projected step time drops
+ * by more than the threshold and the predicted benefit outweighs the
+ * predicted movement cost, move items. The balancer (config field
+ * `balancer`, a name; bal_rebalance_balancer_name() lists them) says how:
+ *  - "string" (default): the global sequence of items (rank 0's items,
  *    then rank 1's, ...) is cut into contiguous pieces; items move only
  *    between neighbouring ranks (rank i's HIGH end to rank i+1's LOW end or
- *    back), one direction per pair (seed 001's shifts S[i]). Global order
- *    is preserved.
- *  - #BAL_REBALANCE_DIRECT: overloaded ranks send items from their HIGH end
- *    directly to underloaded ranks, which append them at their HIGH end, in
- *    one step (seed 002 §2.1). Global order is not preserved.
+ *    back), one direction per pair (the shifts S[i] of [POP LB]). Global
+ *    order is preserved.
+ *  - "direct": overloaded ranks send items from their HIGH end directly to
+ *    underloaded ranks, which append them at their HIGH end, in one step
+ *    (the master-directed moves of [Siegell 1997] §2.1). Global order is
+ *    not preserved.
+ *  - "none": measure and decide as "string" would, never move (a baseline).
  * Targets are proportional to the rates and integer-optimal (the smallest
  * possible projected step time).
  *
@@ -45,6 +48,7 @@
 #define BALLAST_REBALANCE_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,14 +60,7 @@ BAL_BEGIN_DECLS
 /** Opaque balancer bound to one communicator. */
 typedef struct bal_rebalance bal_rebalance;
 
-/** How items are redistributed. */
-typedef enum bal_rebalance_mode {
-  BAL_REBALANCE_STRING = 0, /**< contiguous sub-strings, neighbour shifts (default) */
-  BAL_REBALANCE_DIRECT = 1, /**< proportional targets, overloaded to underloaded directly */
-  BAL_REBALANCE_NONE = 2    /**< measure and decide, never move (baseline) */
-} bal_rebalance_mode;
-
-/** How raw rates are filtered before decisions (seed 002 §6.1). */
+/** How raw rates are filtered before decisions ([Siegell 1997] §6.1). */
 typedef enum bal_rebalance_filter {
   BAL_REBALANCE_FILTER_ADAPTIVE = 0, /**< state machine: trusts slow-downs sooner (default) */
   BAL_REBALANCE_FILTER_FIXED = 1,    /**< constant history fraction (config filter_h) */
@@ -81,7 +78,7 @@ typedef enum bal_rebalance_end {
 #define BAL_REBALANCE_MEASURE (-1.0)
 /** Pass as items to bal_rebalance_step(): "every item this rank holds"
  *  (the count callback's value). */
-#define BAL_REBALANCE_ALL (-1LL)
+#define BAL_REBALANCE_ALL ((int64_t)-1)
 
 /**
  * Application callbacks that move items. Every callback returns 0 on
@@ -123,7 +120,7 @@ typedef struct bal_rebalance_callbacks {
   void *arg; /**< passed to every callback */
   /** Optional relative costs of the local items: fill w[0..count) in
    *  sequence order (LOW first) with finite values >= 0. When given (and the
-   *  mode is not DIRECT, which balances counts), rates are measured in cost
+   *  balancer is not "direct", which balances counts), rates are measured in cost
    *  units per second and string targets are chains-on-chains cuts of the
    *  global sequence of costs (bal_rebalance_cuts()). It is called at every
    *  interaction and after every migration, and when the ranks look
@@ -134,27 +131,30 @@ typedef struct bal_rebalance_callbacks {
 /** Configuration; initialise with bal_rebalance_config_init(), then change
  *  fields. Every rank must pass the same configuration. */
 typedef struct bal_rebalance_config {
-  bal_rebalance_mode mode;     /**< default STRING */
+  const char *balancer;        /**< "string" (default), "direct" or "none": see
+                                    bal_rebalance_balancer_name(); read only by
+                                    bal_rebalance_create() */
   bal_rebalance_filter filter; /**< default ADAPTIVE */
   double filter_h;             /**< history fraction of the FIXED filter, in [0, 1); default 0.8 */
   double threshold;            /**< move only if the projected step time drops by more than this
                                     fraction, in [0, 1); 0 disables; default 0.10 */
-  int profitability;           /**< 1 (default): cancel moves whose predicted cost exceeds
-                                    benefit_weight times the predicted benefit; 0: never cancel */
-  double benefit_weight;       /**< > 0; default 2.0 (benefits count double: seed 002
-                                    cancels only when the cost greatly exceeds them) */
+  bool profitability;          /**< true (default): cancel moves whose predicted cost exceeds
+                                    benefit_weight times the predicted benefit; false: never */
+  double benefit_weight;       /**< > 0; default 2.0 (benefits count double: [Siegell 1997]
+                                    §6.3 cancels only when the cost greatly exceeds them) */
   double horizon_s;            /**< expected stable time for the benefit (s); 0 (default):
                                     estimated from the time between past moves */
-  long long interval;          /**< iterations between interactions: 0 (default) automatic,
+  int64_t interval;            /**< iterations between interactions: 0 (default) automatic,
                                     > 0 fixed */
-  long long max_interval;      /**< upper bound of the automatic interval; default 1000 */
+  int64_t max_interval;        /**< upper bound of the automatic interval; default 1000 */
   double f_interact;           /**< fraction of time interactions may cost, (0, 1]; default 0.05 */
   double workscale;            /**< periods a move's cost is spread over, >= 1; default 4 */
   double quantum_s;            /**< OS scheduling quantum (s), >= 0; default 0.01 */
   double quantum_scale;        /**< the period is at least this many quanta, >= 0; default 10 */
-  int pipelined;               /**< 1 (default): the exchange of measurements is a non-blocking
-                                    collective started at an interaction and completed at the
-                                    next step (decisions act one iteration late); 0: blocking */
+  bool pipelined;              /**< true (default): the exchange of measurements is a
+                                    non-blocking collective started at an interaction and
+                                    completed at the next step (decisions act one iteration
+                                    late); false: blocking */
 } bal_rebalance_config;
 
 /** Why the last interaction did or did not move items. */
@@ -163,28 +163,39 @@ typedef enum bal_rebalance_verdict {
   BAL_REBALANCE_BALANCED = 1,     /**< reduction below the threshold */
   BAL_REBALANCE_UNPROFITABLE = 2, /**< predicted cost exceeds the weighted benefit */
   BAL_REBALANCE_NO_DATA = 3,      /**< no rank has a usable rate, or no items */
-  BAL_REBALANCE_DISABLED = 4      /**< mode NONE */
+  BAL_REBALANCE_DISABLED = 4      /**< the balancer "none" would have moved */
 } bal_rebalance_verdict;
+
+/** States of the adaptive filter (the direction and length of the trend
+ *  of raw rates relative to the filtered rate). */
+typedef enum bal_rebalance_filter_fstate {
+  BAL_REBALANCE_FS_STEADY = 0, /**< within the dead band */
+  BAL_REBALANCE_FS_DOWN1 = 1,  /**< first drop */
+  BAL_REBALANCE_FS_DOWN2 = 2,  /**< second drop in a row or more */
+  BAL_REBALANCE_FS_UP1 = 3,    /**< first rise */
+  BAL_REBALANCE_FS_UP2 = 4,    /**< second rise in a row */
+  BAL_REBALANCE_FS_UP3 = 5     /**< third rise in a row or more */
+} bal_rebalance_filter_fstate;
 
 /** Statistics on this rank (bal_rebalance_stats_get()). Global values are
  *  the same on every rank. */
 typedef struct bal_rebalance_stats {
-  long long steps;             /**< calls of bal_rebalance_step() */
-  long long interactions;      /**< decisions taken (global) */
-  long long rebalances;        /**< decisions that moved items (global) */
-  long long skipped_threshold; /**< decisions below the threshold (global) */
-  long long skipped_profit;    /**< decisions cancelled as unprofitable (global) */
-  long long items_sent;        /**< items this rank sent, all migrations */
-  long long items_received;    /**< items this rank received */
-  long long bytes_sent;        /**< package bytes this rank sent */
-  long long items_moved;       /**< items moved by all ranks, all migrations (global) */
-  long long interval;          /**< current iterations between interactions (global) */
-  int last_verdict;            /**< #bal_rebalance_verdict of the last decision */
+  int64_t steps;               /**< calls of bal_rebalance_step() */
+  int64_t interactions;        /**< decisions taken (global) */
+  int64_t rebalances;          /**< decisions that moved items (global) */
+  int64_t skipped_threshold;   /**< decisions below the threshold (global) */
+  int64_t skipped_profit;      /**< decisions cancelled as unprofitable (global) */
+  int64_t items_sent;          /**< items this rank sent, all migrations */
+  int64_t items_received;      /**< items this rank received */
+  size_t bytes_sent;           /**< package bytes this rank sent */
+  int64_t items_moved;         /**< items moved by all ranks, all migrations (global) */
+  int64_t interval;            /**< current iterations between interactions (global) */
+  bal_rebalance_verdict last_verdict; /**< of the last decision */
   int error_rank;              /**< lowest rank that caused the last collective error, or -1 */
   double rate_raw;             /**< this rank's last raw rate (items/s; 0 if unknown) */
   double rate;                 /**< this rank's last filtered rate */
   double filter_h;             /**< history fraction used for it */
-  int filter_state;            /**< #bal_rebalance_filter_fstate after it */
+  bal_rebalance_filter_fstate filter_state; /**< the adaptive filter's state after it */
   double imbalance;            /**< last projected step time / ideal step time (>= 1, global) */
   double reduction;            /**< last projected reduction fraction of the step time */
   double predicted_cost_s;     /**< last predicted movement cost (s) */
@@ -214,10 +225,11 @@ BAL_API int bal_rebalance_config_init(bal_rebalance_config *cfg);
  *             thread level).
  * @param cfg  configuration, or NULL for the defaults.
  * @param cb   callbacks (copied); count, pack, unpack and remove are
- *             required unless cfg->mode is NONE, where only count is.
+ *             required unless the balancer is "none", where only count is.
  * @param out  receives the handle; untouched on error.
  * @return BAL_OK; BAL_EINVAL (NULL out or cb, a missing callback, a field
- *         out of range, MPI not initialised, comm is MPI_COMM_NULL);
+ *         out of range, a NULL or unknown balancer name, MPI not
+ *         initialised, comm is MPI_COMM_NULL);
  *         BAL_ENOMEM; BAL_EMPI.
  * Thread-safety: from a thread allowed to make MPI calls.
  */
@@ -268,8 +280,8 @@ BAL_API int bal_rebalance_mark(bal_rebalance *rb);
  * Thread-safety: one call at a time per handle, from an MPI-capable thread;
  * callbacks run on the calling thread.
  */
-BAL_API int bal_rebalance_step(bal_rebalance *rb, double compute_s, long long items,
-                               long long *moved);
+BAL_API int bal_rebalance_step(bal_rebalance *rb, double compute_s, int64_t items,
+                               int64_t *moved);
 
 /**
  * Statistics of this rank (see #bal_rebalance_stats).
@@ -284,10 +296,13 @@ BAL_API int bal_rebalance_stats_get(const bal_rebalance *rb, bal_rebalance_stats
  */
 BAL_API void bal_rebalance_destroy(bal_rebalance *rb);
 
-/** Short name of a mode ("string", "direct", "none"), or NULL. */
-BAL_API const char *bal_rebalance_mode_name(bal_rebalance_mode mode);
-/** Parse a mode name. @return BAL_OK; BAL_EINVAL if a pointer is NULL or the name unknown. */
-BAL_API int bal_rebalance_mode_parse(const char *name, bal_rebalance_mode *out);
+/**
+ * Name the i-th available balancer (0-based: "string", "direct", "none"),
+ * for listings and for bal_rebalance_config.balancer.
+ * @return the name, or NULL when i is negative or past the last.
+ * Thread-safety: safe.
+ */
+BAL_API const char *bal_rebalance_balancer_name(int i);
 /** Short name of a filter ("adaptive", "fixed", "none"), or NULL. */
 BAL_API const char *bal_rebalance_filter_name(bal_rebalance_filter filter);
 /** Parse a filter name. @return BAL_OK; BAL_EINVAL if a pointer is NULL or the name unknown. */
@@ -337,7 +352,7 @@ BAL_API int bal_rebalance_cuts(int64_t n, const double *w, int p, const double *
 BAL_API int bal_rebalance_targets(int p, int64_t total, const double *rate, int64_t *t);
 
 /**
- * Seed 001's shifts between neighbours from prefix sums: S[i] for i in
+ * The shifts between neighbours of [POP LB] from prefix sums: S[i] for i in
  * [0, p-1) is the number of items that must cross the boundary between
  * rank i and rank i+1 (> 0: from i to i+1, < 0: from i+1 to i) for the
  * counts n to become the targets t along a string:
@@ -368,7 +383,7 @@ typedef struct bal_rebalance_transfer {
 } bal_rebalance_transfer;
 
 /**
- * Direct plan (seed 002 §2.1): transfers from ranks above their target to
+ * Direct plan: transfers from ranks above their target to
  * ranks below it, matched in rank order (senders and receivers each taken
  * in increasing rank), so each rank either only sends or only receives and
  * there are at most (senders + receivers - 1) <= p - 1 transfers. O(p).
@@ -381,17 +396,6 @@ typedef struct bal_rebalance_transfer {
 BAL_API int bal_rebalance_direct_plan(int p, const int64_t *n, const int64_t *t,
                                       bal_rebalance_transfer *out);
 
-/** States of the adaptive filter (the direction and length of the trend
- *  of raw rates relative to the filtered rate). */
-typedef enum bal_rebalance_filter_fstate {
-  BAL_REBALANCE_FS_STEADY = 0, /**< within the dead band */
-  BAL_REBALANCE_FS_DOWN1 = 1,  /**< first drop */
-  BAL_REBALANCE_FS_DOWN2 = 2,  /**< second drop in a row or more */
-  BAL_REBALANCE_FS_UP1 = 3,    /**< first rise */
-  BAL_REBALANCE_FS_UP2 = 4,    /**< second rise in a row */
-  BAL_REBALANCE_FS_UP3 = 5     /**< third rise in a row or more */
-} bal_rebalance_filter_fstate;
-
 /** Dead band of the adaptive filter: a raw rate within this relative
  *  distance of the filtered rate counts as steady. Equal to the default
  *  threshold: a change this small on one rank cannot by itself project a
@@ -402,8 +406,8 @@ typedef enum bal_rebalance_filter_fstate {
 typedef struct bal_rebalance_filter_state {
   double rate;  /**< filtered rate (0 before the first sample) */
   double h;     /**< history fraction used by the last step */
-  int fstate;   /**< #bal_rebalance_filter_fstate */
-  long long samples; /**< samples seen */
+  bal_rebalance_filter_fstate fstate; /**< the adaptive state machine's state */
+  int64_t samples; /**< samples seen */
 } bal_rebalance_filter_state;
 
 /** Reset a filter. @return BAL_OK; BAL_EINVAL if st is NULL. */
@@ -441,11 +445,11 @@ BAL_API int bal_rebalance_filter_step(bal_rebalance_filter_state *st, bal_rebala
 BAL_API int bal_rebalance_step_time(int p, const int64_t *n, const double *rate, double *out);
 
 /**
- * The move decision (seed 002 §6.2-6.3). The reduction fraction is
- * r = (t_now - t_new) / t_now. Verdict BALANCED if r <= threshold (or
- * t_now <= 0); else UNPROFITABLE if profitability is checked and
- * cost_s > benefit_weight * r * horizon_s (the benefit being the time saved
- * over the expected stable time); else MOVE.
+ * The move decision ([Siegell 1997] §6.2 threshold, §6.3 profitability).
+ * The reduction fraction is r = (t_now - t_new) / t_now. Verdict BALANCED
+ * if r <= threshold (or t_now <= 0); else UNPROFITABLE if profitability
+ * is checked and cost_s > benefit_weight * r * horizon_s (the benefit
+ * being the time saved over the expected stable time); else MOVE.
  * @param t_now, t_new projected step times before and after (>= 0).
  * @param threshold    in [0, 1).
  * @param cost_s       predicted movement cost (s, >= 0).
@@ -459,7 +463,7 @@ BAL_API int bal_rebalance_decide(double t_now, double t_new, double threshold, d
                                  double horizon_s, double benefit_weight,
                                  bal_rebalance_verdict *verdict, double *reduction);
 
-/** Inputs of bal_rebalance_period() (seed 002 §5.2). */
+/** Inputs of bal_rebalance_period() ([Siegell 1997] §5.2). */
 typedef struct bal_rebalance_period_in {
   double interact_s;    /**< cost of one interaction (s) */
   double f_interact;    /**< fraction of time interactions may take, (0, 1] */
@@ -468,7 +472,7 @@ typedef struct bal_rebalance_period_in {
   double quantum_s;     /**< scheduler quantum (s) */
   double quantum_scale; /**< quanta per period */
   double iter_s;        /**< time of one iteration (s, > 0; the slowest rank's) */
-  long long max_interval; /**< upper bound of the result (>= 1) */
+  int64_t max_interval; /**< upper bound of the result (>= 1) */
 } bal_rebalance_period_in;
 
 /**
@@ -481,10 +485,10 @@ typedef struct bal_rebalance_period_in {
  * @return BAL_OK; BAL_EINVAL on bad arguments.
  */
 BAL_API int bal_rebalance_period(const bal_rebalance_period_in *in, double *period_s,
-                                 long long *interval);
+                                 int64_t *interval);
 
 /**
- * Grain size of a pipelined (DOACROSS) loop (seed 002 §4.2.4): an m
+ * Grain size of a pipelined (DOACROSS) loop ([Siegell 1997] §4.2.4): an m
  * iteration loop, split into M blocks of b = ceil(m/M) iterations, runs on p
  * processors in M + p - 1 phases, with a boundary shift costing
  * t_fixed + t_incr * b between phases:
@@ -502,8 +506,8 @@ BAL_API int bal_rebalance_period(const bal_rebalance_period_in *in, double *peri
  * @param t_total receives the modelled time for that block size; may be NULL.
  * @return BAL_OK; BAL_EINVAL on bad arguments.
  */
-BAL_API int bal_rebalance_grain(double t_seq, long long m, int p, double t_fixed, double t_incr,
-                                long long *blocks, long long *block_size, double *t_total);
+BAL_API int bal_rebalance_grain(double t_seq, int64_t m, int p, double t_fixed, double t_incr,
+                                int64_t *blocks, int64_t *block_size, double *t_total);
 
 /**
  * The grain model of bal_rebalance_grain() evaluated at a given block size
@@ -515,14 +519,15 @@ BAL_API int bal_rebalance_grain(double t_seq, long long m, int p, double t_fixed
  * @param t_total receives the modelled time; may be NULL.
  * @return BAL_OK; BAL_EINVAL on bad arguments (nothing written).
  */
-BAL_API int bal_rebalance_grain_time(double t_seq, long long m, int p, double t_fixed,
-                                     double t_incr, long long block_size, long long *blocks,
+BAL_API int bal_rebalance_grain_time(double t_seq, int64_t m, int p, double t_fixed,
+                                     double t_incr, int64_t block_size, int64_t *blocks,
                                      double *t_total);
 
 /**
- * Measure the minimum time of a piece of work (seed 002: on a loaded
- * processor the smallest of several measurements approximates the
- * dedicated time), e.g. one block of the pipelined loop for t_seq.
+ * Measure the minimum time of a piece of work: on a loaded processor the
+ * smallest of several measurements approximates the dedicated time
+ * ([Siegell 1997] §4.2.4 estimates t_seq so), e.g. of one block of the
+ * pipelined loop.
  * @param fn   the work; called reps times.
  * @param arg  passed to fn.
  * @param reps repetitions (>= 1).
@@ -542,7 +547,7 @@ BAL_API int bal_rebalance_time_min(void (*fn)(void *arg), void *arg, int reps, d
  *         elems or reps < 1, elems * elem_bytes > INT_MAX, NULL outputs);
  *         BAL_ENOMEM; BAL_EMPI.
  */
-BAL_API int bal_rebalance_measure_shift(MPI_Comm comm, size_t elem_bytes, long long elems, int reps,
+BAL_API int bal_rebalance_measure_shift(MPI_Comm comm, size_t elem_bytes, int64_t elems, int reps,
                                         double *t_fixed, double *t_incr);
 
 BAL_END_DECLS

@@ -1,4 +1,4 @@
-/* The move decision (seed 002 §6.2 imbalance threshold, §6.3
+/* The move decision ([Siegell 1997] §6.2 imbalance threshold, §6.3
  * profitability): a move must shorten the projected step time by more than
  * the threshold fraction (hysteresis: small fluctuations never move work
  * back and forth), and its predicted cost must not exceed the weighted
@@ -7,27 +7,26 @@
 
 #include <ballast/rebalance.h>
 
+#include "core/check.h"
 #include "rebalance_internal.h"
 
 int bal_rebalance_step_time(int p, const int64_t *n, const double *rate, double *out) {
   if (p < 1 || !n || !rate || !out) return BAL_EINVAL;
   double t = 0.0;
   for (int k = 0; k < p; k++) {
-    if (n[k] < 0 || !isfinite(rate[k]) || !(rate[k] > 0.0)) return BAL_EINVAL;
+    if (n[k] < 0 || !bal__finite_pos(rate[k])) return BAL_EINVAL;
     t = fmax(t, (double)n[k] / rate[k]);
   }
   *out = t;
   return BAL_OK;
 }
 
-static int finite_nonneg(double x) { return isfinite(x) && x >= 0.0; }
-
 int bal_rebalance_decide(double t_now, double t_new, double threshold, double cost_s,
                          double horizon_s, double benefit_weight,
                          bal_rebalance_verdict *verdict, double *reduction) {
-  if (!verdict || !finite_nonneg(t_now) || !finite_nonneg(t_new) || !(threshold >= 0.0) ||
-      !(threshold < 1.0) || !finite_nonneg(cost_s) || !finite_nonneg(horizon_s) ||
-      isnan(benefit_weight))
+  if (!verdict || !bal__finite_nonneg(t_now) || !bal__finite_nonneg(t_new) ||
+      !(threshold >= 0.0) || !(threshold < 1.0) || !bal__finite_nonneg(cost_s) ||
+      !bal__finite_nonneg(horizon_s) || isnan(benefit_weight))
     return BAL_EINVAL;
   double r = t_now > 0.0 ? (t_now - t_new) / t_now : 0.0;
   if (reduction) *reduction = r;

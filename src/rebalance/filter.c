@@ -1,8 +1,9 @@
-/* The rate filter (seed 002 §6.1): out = (1 - h) raw + h previous, with h
+/* The rate filter ([Siegell 1997] §6.1): out = (1 - h) raw + h previous, with h
  * from a small state machine that follows the direction and length of the
- * trend. The paper's table of values is lost; ours and the experiment that
- * chose them are in docs/rebalance.md (reproduced by the unit test
- * test_rebalance_filter, which prints the table).
+ * trend. The paper chose the values of its state table (Table 1)
+ * empirically; Ballast chose its own by the experiment in docs/rebalance.md
+ * (reproduced by the unit test test_rebalance_filter, which prints the
+ * table).
  *
  * Why these values: a slow-down on one rank stalls every rank at the next
  * synchronisation, a speed-up only leaves one rank briefly underused, so a
@@ -13,11 +14,11 @@
  * trusting the first drop by half caused as many moves as no filter at all
  * in the experiment. The dead band keeps noise out of the trend states:
  * inside it the filter is a plain, unbiased smoother (h = 0.75). */
-#include <math.h>
 #include <stdbool.h>
 
 #include <ballast/rebalance.h>
 
+#include "core/check.h"
 #include "rebalance_internal.h"
 
 double bal_rebalance_filter_h(bal_rebalance_filter_fstate state) {
@@ -41,7 +42,8 @@ int bal_rebalance_filter_init(bal_rebalance_filter_state *st) {
   return BAL_OK;
 }
 
-static int next_state(int cur, double raw, double prev) {
+static bal_rebalance_filter_fstate next_state(bal_rebalance_filter_fstate cur, double raw,
+                                              double prev) {
   bool down = raw < prev * (1.0 - BAL_REBALANCE_FILTER_BAND);
   bool up = raw > prev * (1.0 + BAL_REBALANCE_FILTER_BAND);
   if (down) return (cur == BAL_REBALANCE_FS_DOWN1 || cur == BAL_REBALANCE_FS_DOWN2)
@@ -57,7 +59,7 @@ static int next_state(int cur, double raw, double prev) {
 
 int bal_rebalance_filter_step(bal_rebalance_filter_state *st, bal_rebalance_filter kind,
                               double fixed_h, double raw, double *out) {
-  if (!st || !isfinite(raw) || raw < 0.0) return BAL_EINVAL;
+  if (!st || !bal__finite_nonneg(raw)) return BAL_EINVAL;
   if (kind != BAL_REBALANCE_FILTER_ADAPTIVE && kind != BAL_REBALANCE_FILTER_FIXED &&
       kind != BAL_REBALANCE_FILTER_NONE)
     return BAL_EINVAL;
@@ -67,7 +69,7 @@ int bal_rebalance_filter_step(bal_rebalance_filter_state *st, bal_rebalance_filt
     st->fstate = BAL_REBALANCE_FS_STEADY;
   } else if (kind == BAL_REBALANCE_FILTER_ADAPTIVE) {
     st->fstate = next_state(st->fstate, raw, st->rate);
-    h = bal_rebalance_filter_h((bal_rebalance_filter_fstate)st->fstate);
+    h = bal_rebalance_filter_h(st->fstate);
   } else if (kind == BAL_REBALANCE_FILTER_FIXED) {
     h = fixed_h;
   }

@@ -1,6 +1,6 @@
-/* Grain size of pipelined (DOACROSS) loops, seed 002 §4.2.4: the number of
- * blocks M trades pipeline fill and drain ((p - 1) blocks of idle time,
- * shorter with small blocks) against per-message overhead (M + p - 2
+/* Grain size of pipelined (DOACROSS) loops, [Siegell 1997] §4.2.4: the
+ * number of blocks M trades pipeline fill and drain ((p - 1) blocks of idle
+ * time, shorter with small blocks) against per-message overhead (M + p - 2
  * shifts, fewer with large blocks). */
 #include <math.h>
 #include <stdbool.h>
@@ -8,14 +8,17 @@
 
 #include <ballast/rebalance.h>
 
+#include "core/check.h"
 #include "core/clock.h"
 #include "rebalance_internal.h"
 
-/* The model of the seed with the real block size b = ceil(m / M) and the
- * real number of blocks ceil(m / b). */
-static double model(double t_seq, long long m, int p, double t_fixed, double t_incr, long long b,
-                    long long *blocks) {
-  long long M = (m + b - 1) / b;
+/* The paper's model, t_total = (M + p - 1) t_block + (M + p - 2) t_shift
+ * with t_block = t_seq / (p M) and t_shift = t_fixed + t_incr b, taken
+ * with the real block size b = ceil(m / M) and the real number of blocks
+ * ceil(m / b). */
+static double model(double t_seq, int64_t m, int p, double t_fixed, double t_incr, int64_t b,
+                    int64_t *blocks) {
+  int64_t M = (m + b - 1) / b;
   if (blocks) *blocks = M;
   double tb = t_seq / ((double)p * (double)M);
   double shifts = (double)M + p - 2;
@@ -23,24 +26,24 @@ static double model(double t_seq, long long m, int p, double t_fixed, double t_i
   return ((double)M + p - 1) * tb + shifts * (t_fixed + t_incr * (double)b);
 }
 
-static bool valid_inputs(double t_seq, long long m, int p, double t_fixed, double t_incr) {
-  return t_seq > 0.0 && isfinite(t_seq) && m >= 1 && p >= 1 && t_fixed >= 0.0 &&
-         isfinite(t_fixed) && t_incr >= 0.0 && isfinite(t_incr);
+static bool valid_inputs(double t_seq, int64_t m, int p, double t_fixed, double t_incr) {
+  return bal__finite_pos(t_seq) && m >= 1 && p >= 1 && bal__finite_nonneg(t_fixed) &&
+         bal__finite_nonneg(t_incr);
 }
 
-int bal_rebalance_grain_time(double t_seq, long long m, int p, double t_fixed, double t_incr,
-                             long long block_size, long long *blocks, double *t_total) {
+int bal_rebalance_grain_time(double t_seq, int64_t m, int p, double t_fixed, double t_incr,
+                             int64_t block_size, int64_t *blocks, double *t_total) {
   if (!valid_inputs(t_seq, m, p, t_fixed, t_incr) || block_size < 1 || block_size > m)
     return BAL_EINVAL;
-  long long M;
+  int64_t M;
   double t = model(t_seq, m, p, t_fixed, t_incr, block_size, &M);
   if (blocks) *blocks = M;
   if (t_total) *t_total = t;
   return BAL_OK;
 }
 
-int bal_rebalance_grain(double t_seq, long long m, int p, double t_fixed, double t_incr,
-                        long long *blocks, long long *block_size, double *t_total) {
+int bal_rebalance_grain(double t_seq, int64_t m, int p, double t_fixed, double t_incr,
+                        int64_t *blocks, int64_t *block_size, double *t_total) {
   if (!valid_inputs(t_seq, m, p, t_fixed, t_incr)) return BAL_EINVAL;
   double mstar;
   double num = t_seq * (1.0 - 1.0 / p) + t_incr * (double)m * (p - 2);
@@ -56,19 +59,19 @@ int bal_rebalance_grain(double t_seq, long long m, int p, double t_fixed, double
    * b = ceil(m / M) maps several M to one b, so try the block sizes of the
    * integers near M* as well as the sizes near m / M* (a scan of all b
    * agrees on random cases: test_rebalance_decide). */
-  long long best_b = 0;
+  int64_t best_b = 0;
   double best = INFINITY;
-  long long mc = (long long)mstar;
-  for (long long k = -8; k <= 8; k++) {
-    long long cand[3] = {0, 0, 0};
-    long long M = mc + k;
+  int64_t mc = (int64_t)mstar;
+  for (int64_t k = -8; k <= 8; k++) {
+    int64_t cand[3] = {0, 0, 0};
+    int64_t M = mc + k;
     if (M >= 1 && M <= m) {
       cand[0] = (m + M - 1) / M;
       cand[1] = m / M;
     }
-    cand[2] = (long long)ceil((double)m / mstar) + k;
+    cand[2] = (int64_t)ceil((double)m / mstar) + k;
     for (int c = 0; c < 3; c++) {
-      long long b = cand[c];
+      int64_t b = cand[c];
       if (b < 1 || b > m) continue;
       double t = model(t_seq, m, p, t_fixed, t_incr, b, NULL);
       if (t < best) {
@@ -77,7 +80,7 @@ int bal_rebalance_grain(double t_seq, long long m, int p, double t_fixed, double
       }
     }
   }
-  long long M;
+  int64_t M;
   double t = model(t_seq, m, p, t_fixed, t_incr, best_b, &M);
   if (blocks) *blocks = M;
   if (block_size) *block_size = best_b;

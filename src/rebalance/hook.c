@@ -3,16 +3,16 @@
  * posts its record (filtered rate, count, pending error, timings) in an
  * allgather; the records are resolved (decision, maybe a migration) in the
  * same call when blocking, or in the next call when pipelined, so that the
- * collective completes while the application computes (seed 002 §2.1). All
- * ranks resolve the same records at the same step and take the same
- * decision. */
+ * collective can progress (inside the application's own MPI calls) while
+ * it computes: the pipelined interactions of [Siegell 1997] §2.1. All ranks
+ * resolve the same records at the same step and take the same decision. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <ballast/rebalance.h>
 
+#include "core/check.h"
 #include "core/clock.h"
 #include "rebalance_internal.h"
 
@@ -31,12 +31,12 @@ static int local_weights(bal_rebalance *rb, int64_t n) {
   if (n > 0 && rb->cb.weights(n, rb->wloc, rb->cb.arg) != 0) return BAL_ECALLBACK;
   double sum = 0.0;
   for (int64_t j = 0; j < n; j++) {
-    if (!isfinite(rb->wloc[j]) || rb->wloc[j] < 0.0) return BAL_EINVAL;
+    if (!bal__finite_nonneg(rb->wloc[j])) return BAL_EINVAL;
     sum += rb->wloc[j];
   }
   rb->loc_w = sum;
   if (n > 0 && sum > 0.0) rb->avg_w = sum / (double)n;
-  rb->avg_known = 1;
+  rb->avg_known = true;
   return BAL_OK;
 }
 
@@ -48,14 +48,14 @@ static int refresh_weights(bal_rebalance *rb) {
   return local_weights(rb, n);
 }
 
-int bal_rebalance_step(bal_rebalance *rb, double compute_s, long long items, long long *moved) {
+int bal_rebalance_step(bal_rebalance *rb, double compute_s, int64_t items, int64_t *moved) {
   if (!rb) return BAL_EINVAL;
   int64_t now = bal__now_ns();
-  long long mv = 0;
+  int64_t mv = 0;
   double c = compute_s;
   if (compute_s == BAL_REBALANCE_MEASURE) {
     c = (double)(now - (rb->marked ? rb->t_mark : rb->t_prev)) * 1e-9;
-  } else if (!isfinite(compute_s) || compute_s < 0.0) {
+  } else if (!bal__finite_nonneg(compute_s)) {
     note_error(rb, BAL_EINVAL);
     c = -1.0;
   }
@@ -89,28 +89,28 @@ int bal_rebalance_step(bal_rebalance *rb, double compute_s, long long items, lon
   rb->st.steps++;
 
   int rc = BAL_OK;
-  if (rb->posted) rc = bal__resolve(rb, &mv); /* pipelined: posted last step */
+  if (rb->posted) rc = bal__rebalance_resolve(rb, &mv); /* pipelined: posted last step */
   if (--rb->countdown <= 0 && rc != BAL_OK) {
     /* After a collective error (the same on every rank) the next exchange
      * waits for the next call, so the application can repair what the
      * error was about before its state is measured again. */
     rb->countdown = 1;
   } else if (rb->countdown <= 0) {
-    int prc = bal__post(rb);
+    int prc = bal__rebalance_post(rb);
     if (prc != BAL_OK) {
       rc = prc;
     } else if (!rb->cfg.pipelined) {
-      rc = bal__resolve(rb, &mv);
+      rc = bal__rebalance_resolve(rb, &mv);
     }
     rb->countdown = rb->interval;
   }
   rb->t_prev = bal__now_ns();
-  rb->marked = 0;
+  rb->marked = false;
   if (rc == BAL_OK && moved) *moved = mv; /* untouched on error (conventions) */
   return rc;
 }
 
-int bal__post(bal_rebalance *rb) {
+int bal__rebalance_post(bal_rebalance *rb) {
   double *r = rb->rec;
   int64_t cnt = 0;
   if (rb->cb.count(&cnt, rb->cb.arg) != 0)
@@ -130,7 +130,7 @@ int bal__post(bal_rebalance *rb) {
   double raw = 0.0;
   if (!rb->pending_err && rb->win_compute_s > 0.0 && rb->win_items > 0.0)
     raw = rb->win_items / rb->win_compute_s;
-  if (raw > 0.0 && isfinite(raw)) {
+  if (bal__finite_pos(raw)) {
     double f;
     bal_rebalance_filter_step(&rb->filt, rb->cfg.filter, rb->cfg.filter_h, raw, &f);
     rb->st.rate_raw = raw;
@@ -140,31 +140,32 @@ int bal__post(bal_rebalance *rb) {
   }
   /* With no usable sample the last filtered rate stands (0 if none yet:
    * the deciding ranks then substitute the mean of the known rates). */
-  r[BAL__REC_ERR] = rb->pending_err;
-  r[BAL__REC_COUNT] = rb->pending_err ? 0.0 : (double)cnt;
-  r[BAL__REC_RATE] = rb->filt.samples > 0 ? rb->filt.rate : 0.0;
-  r[BAL__REC_ITER_S] = rb->win_steps > 0 ? rb->win_wall_s / (double)rb->win_steps : 0.0;
-  r[BAL__REC_ITERS] = (double)rb->win_steps;
-  r[BAL__REC_MOVE_S] = rb->last_move_s;
-  r[BAL__REC_MOVE_BYTES] = rb->last_move_bytes;
-  r[BAL__REC_MOVE_ITEMS] = rb->last_move_items;
-  r[BAL__REC_INTERACT_S] = rb->last_interact_s;
-  r[BAL__REC_LOAD] = rb->pending_err ? 0.0 : load;
+  r[BAL__REBALANCE_REC_ERR] = rb->pending_err;
+  r[BAL__REBALANCE_REC_COUNT] = rb->pending_err ? 0.0 : (double)cnt;
+  r[BAL__REBALANCE_REC_RATE] = rb->filt.samples > 0 ? rb->filt.rate : 0.0;
+  r[BAL__REBALANCE_REC_ITER_S] = rb->win_steps > 0 ? rb->win_wall_s / (double)rb->win_steps : 0.0;
+  r[BAL__REBALANCE_REC_ITERS] = (double)rb->win_steps;
+  r[BAL__REBALANCE_REC_MOVE_S] = rb->last_move_s;
+  r[BAL__REBALANCE_REC_MOVE_BYTES] = rb->last_move_bytes;
+  r[BAL__REBALANCE_REC_MOVE_ITEMS] = rb->last_move_items;
+  r[BAL__REBALANCE_REC_INTERACT_S] = rb->last_interact_s;
+  r[BAL__REBALANCE_REC_LOAD] = rb->pending_err ? 0.0 : load;
   rb->pending_err = 0;
   rb->last_move_s = rb->last_move_bytes = rb->last_move_items = rb->last_interact_s = 0.0;
   rb->win_compute_s = rb->win_items = rb->win_wall_s = 0.0;
   rb->win_steps = 0;
   int mrc;
   if (rb->cfg.pipelined) {
-    mrc = MPI_Iallgather(r, BAL__REC_N, MPI_DOUBLE, rb->all, BAL__REC_N, MPI_DOUBLE, rb->comm,
-                         &rb->req);
+    mrc = MPI_Iallgather(r, BAL__REBALANCE_REC_N, MPI_DOUBLE, rb->all, BAL__REBALANCE_REC_N,
+                         MPI_DOUBLE, rb->comm, &rb->req);
   } else {
     int64_t t0 = bal__now_ns();
-    mrc = MPI_Allgather(r, BAL__REC_N, MPI_DOUBLE, rb->all, BAL__REC_N, MPI_DOUBLE, rb->comm);
+    mrc = MPI_Allgather(r, BAL__REBALANCE_REC_N, MPI_DOUBLE, rb->all, BAL__REBALANCE_REC_N,
+                        MPI_DOUBLE, rb->comm);
     rb->last_interact_s = (double)(bal__now_ns() - t0) * 1e-9;
   }
   if (mrc != MPI_SUCCESS) return BAL_EMPI;
-  rb->posted = 1;
+  rb->posted = true;
   return BAL_OK;
 }
 
@@ -175,13 +176,13 @@ static void learn(bal_rebalance *rb) {
   double tmax = 0.0, bmax = 0.0, bsum = 0.0, isum = 0.0, imax = 0.0;
   int any_interact = 0;
   for (int k = 0; k < rb->size; k++) {
-    const double *r = rb->all + (size_t)k * BAL__REC_N;
-    tmax = fmax(tmax, r[BAL__REC_MOVE_S]);
-    bmax = fmax(bmax, r[BAL__REC_MOVE_BYTES]);
-    bsum += r[BAL__REC_MOVE_BYTES];
-    isum += r[BAL__REC_MOVE_ITEMS];
-    imax = fmax(imax, r[BAL__REC_INTERACT_S]);
-    any_interact |= r[BAL__REC_INTERACT_S] > 0.0;
+    const double *r = rb->all + (size_t)k * BAL__REBALANCE_REC_N;
+    tmax = fmax(tmax, r[BAL__REBALANCE_REC_MOVE_S]);
+    bmax = fmax(bmax, r[BAL__REBALANCE_REC_MOVE_BYTES]);
+    bsum += r[BAL__REBALANCE_REC_MOVE_BYTES];
+    isum += r[BAL__REBALANCE_REC_MOVE_ITEMS];
+    imax = fmax(imax, r[BAL__REBALANCE_REC_INTERACT_S]);
+    any_interact |= r[BAL__REBALANCE_REC_INTERACT_S] > 0.0;
   }
   if (tmax > 0.0) {
     rb->move_s = rb->moves_seen ? 0.5 * rb->move_s + 0.5 * tmax : tmax;
@@ -200,44 +201,11 @@ static void learn(bal_rebalance *rb) {
   if (any_interact) rb->interact_s = 0.5 * rb->interact_s + 0.5 * imax;
 }
 
-/* This rank's packages for the chosen plan. */
-static void packages(bal_rebalance *rb, int *nout, int *nin) {
-  int i = rb->rank, no = 0, ni = 0;
-  if (rb->cfg.mode == BAL_REBALANCE_STRING) {
-    if (i > 0 && rb->shift[i - 1] < 0)
-      rb->out[no++] = (bal__pkg){i - 1, BAL_REBALANCE_LOW, 0, -rb->shift[i - 1]};
-    if (i > 0 && rb->shift[i - 1] > 0)
-      rb->in[ni++] = (bal__pkg){i - 1, BAL_REBALANCE_LOW, 0, rb->shift[i - 1]};
-    if (i + 1 < rb->size && rb->shift[i] > 0)
-      rb->out[no++] = (bal__pkg){i + 1, BAL_REBALANCE_HIGH, 0, rb->shift[i]};
-    if (i + 1 < rb->size && rb->shift[i] < 0)
-      rb->in[ni++] = (bal__pkg){i + 1, BAL_REBALANCE_HIGH, 0, -rb->shift[i]};
-  } else {
-    int64_t skip = 0;
-    for (int k = 0; k < rb->nplan; k++) {
-      const bal_rebalance_transfer *x = &rb->plan[k];
-      if (x->from == i) {
-        rb->out[no++] = (bal__pkg){x->to, BAL_REBALANCE_HIGH, skip, x->count};
-        skip += x->count;
-      }
-      if (x->to == i) rb->in[ni++] = (bal__pkg){x->from, BAL_REBALANCE_HIGH, 0, x->count};
-    }
-  }
-  *nout = no;
-  *nin = ni;
-}
-
-/* Items a rank sends plus receives under the plan (for the cost). */
-static int64_t max_io(bal_rebalance *rb) {
+/* Items the busiest rank sends plus receives under the plan (for the cost). */
+static int64_t max_io(const bal_rebalance *rb) {
   int64_t best = 0;
   for (int i = 0; i < rb->size; i++) {
-    int64_t io = 0;
-    if (rb->cfg.mode == BAL_REBALANCE_STRING) {
-      if (i > 0) io += llabs(rb->shift[i - 1]);
-      if (i + 1 < rb->size) io += llabs(rb->shift[i]);
-    } else {
-      io = llabs(rb->n[i] - rb->a[i]);
-    }
+    int64_t io = rb->bal->io(rb, i);
     if (io > best) best = io;
   }
   return best;
@@ -253,7 +221,7 @@ static double horizon(const bal_rebalance *rb) {
 /* Every rank's item costs into rb->wall, in global string order. The local
  * count must still be the one exchanged; any local failure is agreed on
  * before the (collective) gather. */
-int bal__gather_weights(bal_rebalance *rb, int64_t total) {
+int bal__rebalance_gather_weights(bal_rebalance *rb, int64_t total) {
   int err = 0, who = -1;
   if (total > INT_MAX) err = BAL_ERANGE; /* MPI counts and displacements are int */
   int64_t cnt = -1;
@@ -269,7 +237,7 @@ int bal__gather_weights(bal_rebalance *rb, int64_t total) {
       rb->wall_cap = total;
     }
   }
-  int rc = bal__agree(rb->comm, rb->rank, err, &who);
+  int rc = bal__rebalance_agree(rb->comm, rb->rank, err, &who);
   if (rc != 0) {
     if (who >= 0) rb->st.error_rank = who;
     return rc;
@@ -286,14 +254,14 @@ int bal__gather_weights(bal_rebalance *rb, int64_t total) {
   return BAL_OK;
 }
 
-int bal__resolve(bal_rebalance *rb, long long *moved) {
-  rb->posted = 0;
+int bal__rebalance_resolve(bal_rebalance *rb, int64_t *moved) {
+  rb->posted = false;
   if (rb->cfg.pipelined && MPI_Wait(&rb->req, MPI_STATUS_IGNORE) != MPI_SUCCESS) return BAL_EMPI;
   const int P = rb->size;
   rb->st.interactions++;
   /* 1. errors: the lowest failing rank's code, on every rank */
   for (int k = 0; k < P; k++) {
-    int e = (int)rb->all[(size_t)k * BAL__REC_N + BAL__REC_ERR];
+    int e = (int)rb->all[(size_t)k * BAL__REBALANCE_REC_N + BAL__REBALANCE_REC_ERR];
     if (e != 0) {
       rb->st.error_rank = k;
       return e;
@@ -305,13 +273,13 @@ int bal__resolve(bal_rebalance *rb, long long *moved) {
   int64_t total = 0;
   int overflow = 0;
   for (int k = 0; k < P; k++) {
-    const double *r = rb->all + (size_t)k * BAL__REC_N;
-    iter_s = fmax(iter_s, r[BAL__REC_ITER_S]);
-    iters = fmax(iters, r[BAL__REC_ITERS]);
-    rb->n[k] = (int64_t)r[BAL__REC_COUNT];
+    const double *r = rb->all + (size_t)k * BAL__REBALANCE_REC_N;
+    iter_s = fmax(iter_s, r[BAL__REBALANCE_REC_ITER_S]);
+    iters = fmax(iters, r[BAL__REBALANCE_REC_ITERS]);
+    rb->n[k] = (int64_t)r[BAL__REBALANCE_REC_COUNT];
     if (rb->n[k] > INT64_MAX - total) overflow = 1;
     else total += rb->n[k];
-    rb->rate[k] = r[BAL__REC_RATE];
+    rb->rate[k] = r[BAL__REBALANCE_REC_RATE];
     if (rb->rate[k] > 0.0) {
       known++;
       rsum += rb->rate[k];
@@ -328,7 +296,7 @@ int bal__resolve(bal_rebalance *rb, long long *moved) {
     bal_rebalance_period_in pin = {rb->interact_s, rb->cfg.f_interact, rb->move_s,
                                    rb->cfg.workscale, rb->cfg.quantum_s, rb->cfg.quantum_scale,
                                    iter_s, rb->cfg.max_interval};
-    long long iv;
+    int64_t iv;
     if (bal_rebalance_period(&pin, &rb->period_s, &iv) == BAL_OK && rb->cfg.interval == 0)
       rb->interval = iv;
   }
@@ -346,7 +314,8 @@ int bal__resolve(bal_rebalance *rb, long long *moved) {
   rsum = 0.0;
   double t_now = 0.0, t_new, lsum = 0.0;
   for (int k = 0; k < P; k++) {
-    double load = rb->weighted ? rb->all[(size_t)k * BAL__REC_N + BAL__REC_LOAD] : (double)rb->n[k];
+    double load = rb->weighted ? rb->all[(size_t)k * BAL__REBALANCE_REC_N + BAL__REBALANCE_REC_LOAD]
+                                : (double)rb->n[k];
     rsum += rb->rate[k];
     lsum += load;
     t_now = fmax(t_now, load / rb->rate[k]);
@@ -364,7 +333,7 @@ int bal__resolve(bal_rebalance *rb, long long *moved) {
       rb->st.skipped_threshold++;
       return BAL_OK;
     }
-    if ((rc = bal__gather_weights(rb, total)) != BAL_OK) return rc;
+    if ((rc = bal__rebalance_gather_weights(rb, total)) != BAL_OK) return rc;
     for (int k = 0; k <= P; k++) rb->cut_ref[k] = k == 0 ? 0 : rb->cut_ref[k - 1] + rb->n[k - 1];
     rc = bal_rebalance_cuts(total, rb->wall, P, rb->rate, rb->cut_ref, rb->cut, NULL);
     if (rc != BAL_OK) return rc; /* same inputs on every rank: same outcome */
@@ -372,16 +341,11 @@ int bal__resolve(bal_rebalance *rb, long long *moved) {
   } else if ((rc = bal_rebalance_targets(P, total, rb->rate, rb->t)) != BAL_OK) {
     return rc;
   }
-  if (rb->cfg.mode == BAL_REBALANCE_DIRECT) {
-    memcpy(rb->a, rb->t, (size_t)P * sizeof *rb->a);
-    rb->nplan = P > 1 ? bal_rebalance_direct_plan(P, rb->n, rb->t, rb->plan) : 0;
-  } else if (P > 1) {
-    bal_rebalance_shifts(P, rb->n, rb->t, rb->shift);
-    bal_rebalance_shifts_limit(P, rb->n, rb->shift);
-    for (int k = 0; k < P; k++)
-      rb->a[k] = rb->n[k] - (k + 1 < P ? rb->shift[k] : 0) + (k > 0 ? rb->shift[k - 1] : 0);
+  if (P > 1) {
+    rb->bal->plan(rb);
   } else {
     rb->a[0] = rb->n[0];
+    rb->nplan = 0;
   }
   if (rb->weighted && P > 1) { /* cost of each achieved contiguous part */
     int64_t at = 0;
@@ -408,29 +372,24 @@ int bal__resolve(bal_rebalance *rb, long long *moved) {
   rb->st.reduction = red;
   rb->st.predicted_cost_s = cost;
   rb->st.predicted_benefit_s = red * hz;
-  if (rb->cfg.mode == BAL_REBALANCE_NONE && v == BAL_REBALANCE_MOVE) v = BAL_REBALANCE_DISABLED;
+  if (!rb->bal->moves && v == BAL_REBALANCE_MOVE) v = BAL_REBALANCE_DISABLED;
   rb->st.last_verdict = v;
   if (v == BAL_REBALANCE_BALANCED) rb->st.skipped_threshold++;
   if (v == BAL_REBALANCE_UNPROFITABLE) rb->st.skipped_profit++;
   if (v != BAL_REBALANCE_MOVE) return BAL_OK;
   /* 6. move */
   int nout, nin;
-  packages(rb, &nout, &nin);
+  rb->bal->packages(rb, &nout, &nin);
   int64_t t0 = bal__now_ns();
-  long long mv = 0;
-  rc = bal__migrate(rb, rb->out, nout, rb->in, nin, rb->n[rb->rank], &mv);
+  int64_t mv = 0;
+  rc = bal__rebalance_migrate(rb, rb->out, nout, rb->in, nin, rb->n[rb->rank], &mv);
   if (rc != BAL_OK) return rc;
   double dt = (double)(bal__now_ns() - t0) * 1e-9;
   rb->st.migrate_s += dt;
   rb->last_move_s = dt;
   rb->last_move_items = (double)mv;
   rb->st.rebalances++;
-  int64_t moved_all = 0; /* items that changed rank: each crosses one boundary or one transfer */
-  if (rb->cfg.mode == BAL_REBALANCE_DIRECT)
-    for (int k = 0; k < rb->nplan; k++) moved_all += rb->plan[k].count;
-  else
-    for (int k = 0; k + 1 < P; k++) moved_all += llabs(rb->shift[k]);
-  rb->st.items_moved += moved_all;
+  rb->st.items_moved += rb->bal->moved(rb);
   if (rb->weighted) { /* the items changed: so did their average cost */
     int wrc = refresh_weights(rb);
     if (wrc != BAL_OK) note_error(rb, wrc);

@@ -1,4 +1,4 @@
-/* Measuring the inputs of the grain model (seed 002 §4.2.4): t_fixed by
+/* Measuring the inputs of the grain model ([Siegell 1997] §4.2.4): t_fixed by
  * shifting empty messages through the ranks, t_incr by shifting full ones
  * and subtracting. Each phase is one MPI_Sendrecv to the right neighbour
  * (the communication of one pipeline phase), timed between barriers; the
@@ -32,10 +32,10 @@ static int shift_min(MPI_Comm comm, void *sbuf, void *rbuf, int bytes, int reps,
   return BAL_OK;
 }
 
-int bal_rebalance_measure_shift(MPI_Comm comm, size_t elem_bytes, long long elems, int reps,
+int bal_rebalance_measure_shift(MPI_Comm comm, size_t elem_bytes, int64_t elems, int reps,
                                 double *t_fixed, double *t_incr) {
   if (comm == MPI_COMM_NULL || elem_bytes < 1 || elems < 1 || reps < 1 || !t_fixed || !t_incr ||
-      (unsigned long long)elems > (unsigned long long)INT_MAX / elem_bytes)
+      (uint64_t)elems > (uint64_t)INT_MAX / elem_bytes)
     return BAL_EINVAL;
   size_t bytes = (size_t)elems * elem_bytes;
   char *s = calloc(bytes, 1), *r = malloc(bytes);

@@ -20,7 +20,7 @@
 
 enum { TAG_SIZE = 1, TAG_DATA = 2 };
 
-int bal__agree(MPI_Comm comm, int rank, int err, int *who) {
+int bal__rebalance_agree(MPI_Comm comm, int rank, int err, int *who) {
   /* Encode (rank, code) so that MPI_MIN picks the lowest failing rank. */
   long long v = err ? (long long)rank * 64 + (-err) : LLONG_MAX, m = LLONG_MAX;
   if (MPI_Allreduce(&v, &m, 1, MPI_LONG_LONG, MPI_MIN, comm) != MPI_SUCCESS) return BAL_EMPI;
@@ -32,7 +32,7 @@ int bal__agree(MPI_Comm comm, int rank, int err, int *who) {
   return -(int)(m % 64);
 }
 
-static int pkg_bytes(const bal_rebalance *rb, const bal__pkg *p, size_t *bytes) {
+static int pkg_bytes(const bal_rebalance *rb, const bal__rebalance_pkg *p, size_t *bytes) {
   if (rb->cb.pack_size) {
     if (rb->cb.pack_size(p->end, p->skip, p->count, bytes, rb->cb.arg) != 0) return BAL_ECALLBACK;
   } else {
@@ -44,12 +44,12 @@ static int pkg_bytes(const bal_rebalance *rb, const bal__pkg *p, size_t *bytes) 
 }
 
 /* Take back the first k unpacked packages (in reverse order). */
-static void take_back(bal_rebalance *rb, const bal__pkg *in, int k) {
+static void take_back(bal_rebalance *rb, const bal__rebalance_pkg *in, int k) {
   for (int j = k - 1; j >= 0; j--) rb->cb.remove(in[j].end, in[j].count, rb->cb.arg);
 }
 
-int bal__migrate(bal_rebalance *rb, const bal__pkg *out, int nout, const bal__pkg *in, int nin,
-                 int64_t expect, long long *moved) {
+int bal__rebalance_migrate(bal_rebalance *rb, const bal__rebalance_pkg *out, int nout,
+                           const bal__rebalance_pkg *in, int nin, int64_t expect, int64_t *moved) {
   int err = 0, who = -1, rc;
   /* Bookkeeping arrays come from the balancer (allocated at creation), so
    * no rank can drop out of the size exchange below for lack of them. */
@@ -96,7 +96,7 @@ int bal__migrate(bal_rebalance *rb, const bal__pkg *out, int nout, const bal__pk
     ibuf[j] = malloc(isz[j] ? (size_t)isz[j] : 1);
     if (!ibuf[j]) err = BAL_ENOMEM;
   }
-  rc = bal__agree(rb->comm, rb->rank, err, &who);
+  rc = bal__rebalance_agree(rb->comm, rb->rank, err, &who);
   if (rc != 0) goto done;
 
   /* 2. the packages */
@@ -121,7 +121,7 @@ int bal__migrate(bal_rebalance *rb, const bal__pkg *out, int nout, const bal__pk
       err = BAL_ECALLBACK;
       break;
     }
-  rc = bal__agree(rb->comm, rb->rank, err, &who);
+  rc = bal__rebalance_agree(rb->comm, rb->rank, err, &who);
   if (rc != 0) {
     take_back(rb, in, done_in);
     goto done;
@@ -130,13 +130,13 @@ int bal__migrate(bal_rebalance *rb, const bal__pkg *out, int nout, const bal__pk
   /* 4. the sent items leave (one call per end: packages from one end are
    * adjacent, skip counted from it) */
   int64_t per_end[2] = {0, 0};
-  long long items = 0;
+  int64_t items = 0;
   double bytes = 0.0;
   for (int j = 0; j < nout; j++) {
     per_end[out[j].end] += out[j].count;
     items += out[j].count;
     bytes += (double)osz[j];
-    rb->st.bytes_sent += (long long)osz[j];
+    rb->st.bytes_sent += (size_t)osz[j];
     rb->st.items_sent += out[j].count;
   }
   for (int j = 0; j < nin; j++) {

@@ -1,33 +1,16 @@
 /* Public API of the `rebalance` module around the hook: configuration
- * checks, create and destroy, names, statistics. The balancer's layout and
- * the map of the module are in rebalance_internal.h. */
+ * checks, create and destroy, filter names, statistics (balancer names are
+ * in balancer.c). The balancer's layout and the map of the module are in
+ * rebalance_internal.h. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <ballast/rebalance.h>
 
+#include "core/check.h"
 #include "core/clock.h"
 #include "rebalance_internal.h"
-
-const char *bal_rebalance_mode_name(bal_rebalance_mode mode) {
-  switch (mode) {
-  case BAL_REBALANCE_STRING: return "string";
-  case BAL_REBALANCE_DIRECT: return "direct";
-  case BAL_REBALANCE_NONE: return "none";
-  }
-  return NULL;
-}
-
-int bal_rebalance_mode_parse(const char *name, bal_rebalance_mode *out) {
-  if (!name || !out) return BAL_EINVAL;
-  for (int m = BAL_REBALANCE_STRING; m <= BAL_REBALANCE_NONE; m++)
-    if (!strcmp(name, bal_rebalance_mode_name((bal_rebalance_mode)m))) {
-      *out = (bal_rebalance_mode)m;
-      return BAL_OK;
-    }
-  return BAL_EINVAL;
-}
 
 const char *bal_rebalance_filter_name(bal_rebalance_filter filter) {
   switch (filter) {
@@ -51,11 +34,11 @@ int bal_rebalance_filter_parse(const char *name, bal_rebalance_filter *out) {
 int bal_rebalance_config_init(bal_rebalance_config *cfg) {
   if (!cfg) return BAL_EINVAL;
   memset(cfg, 0, sizeof *cfg);
-  cfg->mode = BAL_REBALANCE_STRING;
+  cfg->balancer = bal_rebalance_balancer_name(0);
   cfg->filter = BAL_REBALANCE_FILTER_ADAPTIVE;
   cfg->filter_h = 0.8;
   cfg->threshold = 0.10;
-  cfg->profitability = 1;
+  cfg->profitability = true;
   cfg->benefit_weight = 2.0;
   cfg->horizon_s = 0.0;
   cfg->interval = 0;
@@ -64,47 +47,68 @@ int bal_rebalance_config_init(bal_rebalance_config *cfg) {
   cfg->workscale = 4.0;
   cfg->quantum_s = 0.01;
   cfg->quantum_scale = 10.0;
-  cfg->pipelined = 1;
+  cfg->pipelined = true;
   return BAL_OK;
 }
 
-static int fin(double x) { return isfinite(x) && x >= 0.0; }
-
-static int config_valid(const bal_rebalance_config *c) {
-  return (c->mode == BAL_REBALANCE_STRING || c->mode == BAL_REBALANCE_DIRECT ||
-          c->mode == BAL_REBALANCE_NONE) &&
-         (c->filter == BAL_REBALANCE_FILTER_ADAPTIVE || c->filter == BAL_REBALANCE_FILTER_FIXED ||
+static bool config_valid(const bal_rebalance_config *c) {
+  return (c->filter == BAL_REBALANCE_FILTER_ADAPTIVE || c->filter == BAL_REBALANCE_FILTER_FIXED ||
           c->filter == BAL_REBALANCE_FILTER_NONE) &&
          c->filter_h >= 0.0 && c->filter_h < 1.0 && c->threshold >= 0.0 && c->threshold < 1.0 &&
-         (c->profitability == 0 || c->profitability == 1) && c->benefit_weight > 0.0 &&
-         isfinite(c->benefit_weight) && fin(c->horizon_s) && c->interval >= 0 &&
-         c->max_interval >= 1 && c->f_interact > 0.0 && c->f_interact <= 1.0 &&
-         c->workscale >= 1.0 && isfinite(c->workscale) && fin(c->quantum_s) &&
-         fin(c->quantum_scale) && (c->pipelined == 0 || c->pipelined == 1);
+         bal__finite_pos(c->benefit_weight) && bal__finite_nonneg(c->horizon_s) &&
+         c->interval >= 0 && c->max_interval >= 1 && c->f_interact > 0.0 &&
+         c->f_interact <= 1.0 && c->workscale >= 1.0 && isfinite(c->workscale) &&
+         bal__finite_nonneg(c->quantum_s) && bal__finite_nonneg(c->quantum_scale);
 }
 
-static int callbacks_valid(const bal_rebalance_callbacks *cb, bal_rebalance_mode mode) {
-  if (!cb->count) return 0;
-  if (mode == BAL_REBALANCE_NONE) return 1;
+static bool callbacks_valid(const bal_rebalance_callbacks *cb, const bal__rebalance_balancer *b) {
+  if (!cb->count) return false;
+  if (!b->moves) return true;
   return cb->pack && cb->unpack && cb->remove && (cb->pack_size || cb->item_bytes >= 1);
 }
 
-/* The interaction cost for the period (seed 002 §5.2.1): a few exchanges of
- * dummy records at startup, the slowest rank's best. It overestimates the
- * pipelined case, where most of it is hidden, which errs on the side of
- * less overhead. */
+/* The interaction cost for the period ([Siegell 1997] §5.2.1): a few
+ * exchanges of dummy records at startup, the slowest rank's best. It
+ * overestimates the pipelined case, where most of it is hidden, which errs
+ * on the side of less overhead. */
 static int measure_interaction(bal_rebalance *rb) {
   double best = 1e300;
   for (int i = 0; i < 3; i++) {
     int64_t t0 = bal__now_ns();
-    if (MPI_Allgather(rb->rec, BAL__REC_N, MPI_DOUBLE, rb->all, BAL__REC_N, MPI_DOUBLE,
-                      rb->comm) != MPI_SUCCESS)
+    if (MPI_Allgather(rb->rec, BAL__REBALANCE_REC_N, MPI_DOUBLE, rb->all, BAL__REBALANCE_REC_N,
+                      MPI_DOUBLE, rb->comm) != MPI_SUCCESS)
       return BAL_EMPI;
     best = fmin(best, (double)(bal__now_ns() - t0) * 1e-9);
   }
   if (MPI_Allreduce(&best, &rb->interact_s, 1, MPI_DOUBLE, MPI_MAX, rb->comm) != MPI_SUCCESS)
     return BAL_EMPI;
   return BAL_OK;
+}
+
+/* Free the balancer's memory (its communicator is the caller's business:
+ * creation and destruction free it under different conditions). */
+static void release(bal_rebalance *rb) {
+  free(rb->all);
+  free(rb->rate);
+  free(rb->n);
+  free(rb->t);
+  free(rb->a);
+  free(rb->shift);
+  free(rb->plan);
+  free(rb->out);
+  free(rb->in);
+  free(rb->obuf);
+  free(rb->ibuf);
+  free(rb->osz);
+  free(rb->isz);
+  free(rb->req_mig);
+  free(rb->rcounts);
+  free(rb->displs);
+  free(rb->wloc);
+  free(rb->wall);
+  free(rb->cut);
+  free(rb->cut_ref);
+  free(rb);
 }
 
 int bal_rebalance_create(MPI_Comm comm, const bal_rebalance_config *cfg,
@@ -115,7 +119,8 @@ int bal_rebalance_create(MPI_Comm comm, const bal_rebalance_config *cfg,
     c = *cfg;
   else
     bal_rebalance_config_init(&c);
-  if (!config_valid(&c) || !callbacks_valid(cb, c.mode)) return BAL_EINVAL;
+  const bal__rebalance_balancer *bal = bal__rebalance_balancer_find(c.balancer);
+  if (!bal || !config_valid(&c) || !callbacks_valid(cb, bal)) return BAL_EINVAL;
   int inited = 0, finalized = 0;
   MPI_Initialized(&inited);
   MPI_Finalized(&finalized);
@@ -124,6 +129,8 @@ int bal_rebalance_create(MPI_Comm comm, const bal_rebalance_config *cfg,
   bal_rebalance *rb = calloc(1, sizeof *rb);
   if (!rb) return BAL_ENOMEM;
   rb->cfg = c;
+  rb->cfg.balancer = bal->name; /* the caller's string need not outlive this call */
+  rb->bal = bal;
   rb->cb = *cb;
   if (MPI_Comm_dup(comm, &rb->comm) != MPI_SUCCESS) {
     free(rb);
@@ -137,7 +144,7 @@ int bal_rebalance_create(MPI_Comm comm, const bal_rebalance_config *cfg,
       MPI_Comm_size(rb->comm, &rb->size) != MPI_SUCCESS)
     goto fail;
   size_t p = (size_t)rb->size;
-  rb->all = malloc(p * BAL__REC_N * sizeof *rb->all);
+  rb->all = malloc(p * BAL__REBALANCE_REC_N * sizeof *rb->all);
   rb->rate = malloc(p * sizeof *rb->rate);
   rb->n = malloc(p * sizeof *rb->n);
   rb->t = malloc(p * sizeof *rb->t);
@@ -166,7 +173,7 @@ int bal_rebalance_create(MPI_Comm comm, const bal_rebalance_config *cfg,
   if (!all_ok) goto fail;
   if ((rc = measure_interaction(rb)) != BAL_OK) goto fail;
   bal_rebalance_filter_init(&rb->filt);
-  rb->interval = c.interval > 0 ? c.interval : BAL__FIRST_INTERVAL;
+  rb->interval = c.interval > 0 ? c.interval : BAL__REBALANCE_FIRST_INTERVAL;
   if (rb->interval > c.max_interval && c.interval == 0) rb->interval = c.max_interval;
   rb->countdown = rb->interval;
   rb->req = MPI_REQUEST_NULL;
@@ -175,40 +182,20 @@ int bal_rebalance_create(MPI_Comm comm, const bal_rebalance_config *cfg,
   rb->st.interact_s = rb->interact_s;
   rb->st.error_rank = -1;
   rb->st.last_verdict = BAL_REBALANCE_NO_DATA;
-  rb->weighted = cb->weights && c.mode != BAL_REBALANCE_DIRECT;
+  rb->weighted = cb->weights && bal->costs;
   rb->avg_w = 1.0;
   *out = rb;
   return BAL_OK;
 fail:
-  free(rb->all);
-  free(rb->rate);
-  free(rb->n);
-  free(rb->t);
-  free(rb->a);
-  free(rb->shift);
-  free(rb->plan);
-  free(rb->out);
-  free(rb->in);
-  free(rb->obuf);
-  free(rb->ibuf);
-  free(rb->osz);
-  free(rb->isz);
-  free(rb->req_mig);
-  free(rb->rcounts);
-  free(rb->displs);
-  free(rb->wloc);
-  free(rb->wall);
-  free(rb->cut);
-  free(rb->cut_ref);
   MPI_Comm_free(&rb->comm);
-  free(rb);
+  release(rb);
   return rc;
 }
 
 int bal_rebalance_mark(bal_rebalance *rb) {
   if (!rb) return BAL_EINVAL;
   rb->t_mark = bal__now_ns();
-  rb->marked = 1;
+  rb->marked = true;
   return BAL_OK;
 }
 
@@ -220,31 +207,11 @@ int bal_rebalance_stats_get(const bal_rebalance *rb, bal_rebalance_stats *out) {
 
 void bal_rebalance_destroy(bal_rebalance *rb) {
   if (!rb) return;
-  int fin = 0;
-  MPI_Finalized(&fin);
-  if (!fin) {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) {
     if (rb->posted) MPI_Wait(&rb->req, MPI_STATUS_IGNORE);
     MPI_Comm_free(&rb->comm);
   }
-  free(rb->all);
-  free(rb->rate);
-  free(rb->n);
-  free(rb->t);
-  free(rb->a);
-  free(rb->shift);
-  free(rb->plan);
-  free(rb->out);
-  free(rb->in);
-  free(rb->obuf);
-  free(rb->ibuf);
-  free(rb->osz);
-  free(rb->isz);
-  free(rb->req_mig);
-  free(rb->rcounts);
-  free(rb->displs);
-  free(rb->wloc);
-  free(rb->wall);
-  free(rb->cut);
-  free(rb->cut_ref);
-  free(rb);
+  release(rb);
 }

@@ -3,6 +3,9 @@
  *   rebalance.c  public API: configuration, create/destroy, names, stats
  *   hook.c       bal_rebalance_step(): measurement window, interactions
  *                (post and resolve the exchange of records), the decision
+ *   balancer.c   the registry of balancers (names to plans); one file each:
+ *   string.c       "string" (neighbour shifts) and "none" (never moves)
+ *   direct.c       "direct" (overloaded ranks send straight to underloaded)
  *   migrate.c    moving packages through the callbacks, with agreement
  *   cuts.c       chains-on-chains cuts, proportional integer targets
  *   shifts.c     string shifts and direct transfer plans
@@ -12,62 +15,113 @@
  *   grain.c      grain size of pipelined loops; measure.c its inputs
  *
  * Decisions are replicated: at an interaction every rank contributes one
- * record (bal__rec) to an allgather and every rank computes the same
- * decision from the same records, so no master and no second round trip
- * are needed when nothing moves. All "global" state below is updated only
- * from gathered records and is therefore identical on every rank. */
+ * record (the BAL__REBALANCE_REC_* fields) to an allgather and every rank
+ * computes the same decision from the same records, so no master and no
+ * second round trip are needed when nothing moves. All "global" state below
+ * is updated only from gathered records and is therefore identical on
+ * every rank.
+ *
+ * The life of an item. The application processes its items and calls
+ * bal_rebalance_step() (hook.c) with the time and the count; the step adds
+ * them to the measurement window (in cost units when the weights callback
+ * is given and the balancer balances costs: local_weights()). Every
+ * `interval` steps bal__rebalance_post() turns the window into a raw rate,
+ * filters it (bal_rebalance_filter_step(), filter.c) and starts the
+ * allgather of this rank's record: pending error, count, filtered rate,
+ * timings, last migration, load. bal__rebalance_resolve() completes it (at once when
+ * blocking, at the next step when pipelined) and, identically on every
+ * rank: returns the lowest rank's pending error; learns the cost of moving
+ * from the migrations reported (learn()); updates the period
+ * (bal_rebalance_period(), period.c); computes the targets
+ * (bal_rebalance_targets(), or with costs bal__rebalance_gather_weights()
+ * and bal_rebalance_cuts(), cuts.c); asks the balancer for a plan (its
+ * plan(), e.g. bal_rebalance_shifts() and bal_rebalance_shifts_limit() for
+ * "string", bal_rebalance_direct_plan() for "direct", shifts.c); projects
+ * the new step time and decides (bal_rebalance_decide(), decide.c). On
+ * MOVE, the balancer's packages() lists this rank's outgoing and incoming
+ * packages and bal__rebalance_migrate() (migrate.c) moves them: the item is
+ * copied by the pack callback, travels in one MPI message per package, is
+ * inserted by the unpack callback on its new rank, and only after every
+ * rank agreed that all unpacks succeeded is it dropped from its old rank
+ * by the remove callback. The next window measures it on its new rank. */
 #ifndef BALLAST_REBALANCE_REBALANCE_INTERNAL_H
 #define BALLAST_REBALANCE_REBALANCE_INTERNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <ballast/rebalance.h>
 
 /* Fields of one rank's record (doubles; counts are exact below 2^53). */
 enum {
-  BAL__REC_ERR = 0,    /* pending error code (0 or a BAL_E* code) */
-  BAL__REC_COUNT,      /* items held */
-  BAL__REC_RATE,       /* filtered rate (items/s), 0 if unknown */
-  BAL__REC_ITER_S,     /* average wall time per iteration in the window */
-  BAL__REC_ITERS,      /* iterations in the window */
-  BAL__REC_MOVE_S,     /* duration of this rank's last migration (0: none since) */
-  BAL__REC_MOVE_BYTES, /* bytes it sent plus received then */
-  BAL__REC_MOVE_ITEMS, /* items it sent plus received then */
-  BAL__REC_INTERACT_S, /* duration of its last blocking exchange (0: none) */
-  BAL__REC_LOAD,       /* total cost of its items (weights), or its count */
-  BAL__REC_N
+  BAL__REBALANCE_REC_ERR = 0,    /* pending error code (0 or a BAL_E* code) */
+  BAL__REBALANCE_REC_COUNT,      /* items held */
+  BAL__REBALANCE_REC_RATE,       /* filtered rate (items/s), 0 if unknown */
+  BAL__REBALANCE_REC_ITER_S,     /* average wall time per iteration in the window */
+  BAL__REBALANCE_REC_ITERS,      /* iterations in the window */
+  BAL__REBALANCE_REC_MOVE_S,     /* duration of this rank's last migration (0: none since) */
+  BAL__REBALANCE_REC_MOVE_BYTES, /* bytes it sent plus received then */
+  BAL__REBALANCE_REC_MOVE_ITEMS, /* items it sent plus received then */
+  BAL__REBALANCE_REC_INTERACT_S, /* duration of its last blocking exchange (0: none) */
+  BAL__REBALANCE_REC_LOAD,       /* total cost of its items (weights), or its count */
+  BAL__REBALANCE_REC_N
 };
 
 /* First interaction after this many steps when the interval is automatic:
  * long enough that first-iteration effects (page faults, cache warm-up)
  * are averaged, short enough to react early. */
-#define BAL__FIRST_INTERVAL 4
+#define BAL__REBALANCE_FIRST_INTERVAL 4
 
 /* One package of a migration on this rank. */
-typedef struct bal__pkg {
+typedef struct bal__rebalance_pkg {
   int peer;
   bal_rebalance_end end;
   int64_t skip;  /* outgoing: items between the package and the end */
   int64_t count;
-} bal__pkg;
+} bal__rebalance_pkg;
+
+/* A balancer: how targets become packages. One file defines one (or a
+ * variant sharing its functions) and balancer.c registers it. The plan
+ * functions run on every rank with the same inputs and must give the same
+ * plan everywhere. */
+typedef struct bal__rebalance_balancer {
+  const char *name;
+  /* false: measure and decide, never move (the "none" baseline) */
+  bool moves;
+  /* true: with the weights callback, balance item costs (contiguous cuts
+   * of the global sequence); false: balance counts, ignore the callback */
+  bool costs;
+  /* With rb->size > 1: from the counts rb->n and targets rb->t, fill the
+   * plan (rb->shift, or rb->plan and rb->nplan) and the counts it achieves,
+   * rb->a. */
+  void (*plan)(bal_rebalance *rb);
+  /* This rank's packages under the plan into rb->out and rb->in (in
+   * unpack order): at most size - 1 each way. */
+  void (*packages)(bal_rebalance *rb, int *nout, int *nin);
+  /* Items rank i sends plus receives under the plan (the movement cost). */
+  int64_t (*io)(const bal_rebalance *rb, int i);
+  /* Items that change rank under the plan (stats.items_moved). */
+  int64_t (*moved)(const bal_rebalance *rb);
+} bal__rebalance_balancer;
 
 struct bal_rebalance {
-  bal_rebalance_config cfg;
+  bal_rebalance_config cfg; /* cfg.balancer points at bal->name */
+  const bal__rebalance_balancer *bal;
   bal_rebalance_callbacks cb;
   MPI_Comm comm;
   int rank, size;
 
   /* measurement window (local) */
   double win_compute_s, win_items, win_wall_s;
-  long long win_steps;
+  int64_t win_steps;
   int64_t t_prev;  /* end of the previous step (or creation) */
   int64_t t_mark;
-  int marked;
+  bool marked;
   int pending_err; /* local error to report at the next interaction */
   bal_rebalance_filter_state filt;
-  /* per-item costs (weights callback, not in DIRECT mode) */
-  int weighted;
-  int avg_known;
+  /* per-item costs (weights callback, when the balancer balances costs) */
+  bool weighted;
+  bool avg_known;
   double avg_w;  /* average cost of a local item, to turn items into cost */
   double loc_w;  /* total cost of the local items */
   double *wloc;  /* local costs */
@@ -78,26 +132,26 @@ struct bal_rebalance {
   int64_t *cut, *cut_ref; /* size + 1 */
 
   /* the exchange of records */
-  long long countdown; /* steps until the next post */
-  int posted;
+  int64_t countdown; /* steps until the next post */
+  bool posted;
   MPI_Request req;
-  double rec[BAL__REC_N];
-  double *all; /* size * BAL__REC_N */
+  double rec[BAL__REBALANCE_REC_N];
+  double *all; /* size * BAL__REBALANCE_REC_N */
   double last_interact_s; /* local, reported in the next record */
   double last_move_s, last_move_bytes, last_move_items; /* local, idem */
 
   /* global state (identical on every rank) */
-  long long interval;
+  int64_t interval;
   double period_s, interact_s, move_s, sec_per_byte, bytes_per_item;
   double since_move_s, between_moves_s;
-  long long moves_seen;
+  int64_t moves_seen;
 
   /* scratch of size `size` */
   double *rate;
   int64_t *n, *t, *a, *shift;
   bal_rebalance_transfer *plan;
   int nplan;
-  bal__pkg *out, *in;
+  bal__rebalance_pkg *out, *in;
   /* migration bookkeeping (at most size-1 packages each way) */
   unsigned char **obuf, **ibuf;
   uint64_t *osz, *isz;
@@ -106,24 +160,28 @@ struct bal_rebalance {
   bal_rebalance_stats st;
 };
 
+/* ---- balancer.c ---- */
+/* The balancer named `name`, or NULL if there is none (or name is NULL). */
+const bal__rebalance_balancer *bal__rebalance_balancer_find(const char *name);
+
 /* ---- hook.c ---- */
 /* Start the exchange of this rank's record (blocking when not pipelined). */
-int bal__post(bal_rebalance *rb);
+int bal__rebalance_post(bal_rebalance *rb);
 /* Complete the exchange, decide, and move items if decided. */
-int bal__resolve(bal_rebalance *rb, long long *moved);
+int bal__rebalance_resolve(bal_rebalance *rb, int64_t *moved);
 /* Gather every rank's item costs (weighted mode); collective, agreed. */
-int bal__gather_weights(bal_rebalance *rb, int64_t total);
+int bal__rebalance_gather_weights(bal_rebalance *rb, int64_t total);
 
 /* ---- migrate.c ---- */
 /* Move packages: out[0..nout) from this rank, in[0..nin) to it (in unpack
  * order). expect is the count this rank reported; a different count now
  * is an error. Collective; returns the agreed code (same on every rank)
  * and, on success, fills *moved with items sent plus received. */
-int bal__migrate(bal_rebalance *rb, const bal__pkg *out, int nout, const bal__pkg *in, int nin,
-                 int64_t expect, long long *moved);
+int bal__rebalance_migrate(bal_rebalance *rb, const bal__rebalance_pkg *out, int nout,
+                           const bal__rebalance_pkg *in, int nin, int64_t expect, int64_t *moved);
 /* Allreduce that agrees on the error of the lowest failing rank: returns
  * that code (0 if none) and sets *who to its rank (-1 if none); BAL_EMPI
  * if the reduction itself fails. */
-int bal__agree(MPI_Comm comm, int rank, int err, int *who);
+int bal__rebalance_agree(MPI_Comm comm, int rank, int err, int *who);
 
 #endif

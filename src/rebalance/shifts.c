@@ -1,7 +1,8 @@
-/* Plans: seed 001's neighbour shifts S[i] (string mode) and seed 002's
- * direct transfers (direct mode), both from current and target counts.
+/* Plans: the neighbour shifts S[i] of [POP LB] (the string balancer) and
+ * the direct transfers of [Siegell 1997] §2.1 (the direct balancer), both
+ * from current and target counts.
  *
- * Seed 001 writes the shifts as a recurrence over per-item costs,
+ * [POP LB] writes the shifts as a recurrence over per-item costs,
  * S[i] = (Tw[i] + S[i-1] C[i] - Tt) / C[i]; with integer targets already
  * chosen (bal_rebalance_targets) that recurrence is exactly the difference
  * of the prefix sums of counts and targets, which needs no division and is

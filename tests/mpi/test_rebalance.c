@@ -10,10 +10,12 @@
  *   args                          argument checks
  * Items carry a unique id and a payload whose length and bytes derive from
  * the id, checked on every unpack. After every step the ranks check that
- * every id is present exactly once and, in string mode, that the global
+ * every id is present exactly once and, with the string balancer, that the global
  * order (rank 0's items, then rank 1's, ...) is still 0, 1, 2, ...
  * Compute times are synthetic (items / speed), so the test never sleeps. */
+#include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +38,7 @@ typedef struct app {
   int64_t head, n, cap;
   /* failure injection: fail the next such call on this rank */
   int fail_pack, fail_unpack, fail_count, lie_count;
-  long long unpacks, packs;
+  int64_t unpacks, packs;
 } app;
 
 static app A;
@@ -197,12 +199,21 @@ static int64_t init_items(uint64_t seed, int64_t per_rank) {
   return total;
 }
 
+/* Fresh items, `per` on every rank, in global order. */
+static void even_items(int64_t per) {
+  free(A.id);
+  memset(&A, 0, sizeof A);
+  reserve(per);
+  for (int64_t j = 0; j < per; j++) A.id[A.head + j] = (uint64_t)(rank * per + j);
+  A.n = per;
+}
+
 /* Every id in [0, total) exactly once; in order when `ordered`. */
 static void check_items(int64_t total, int ordered) {
   int n = (int)A.n, *counts = NULL, *displs = NULL;
   uint64_t *all = NULL;
-  long long sum = 0, ln = n;
-  MPI_Allreduce(&ln, &sum, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  int64_t sum = 0, ln = n;
+  MPI_Allreduce(&ln, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   CHECK(sum == total);
   if (rank == 0) {
     counts = malloc((size_t)nranks * sizeof *counts);
@@ -234,14 +245,14 @@ static void check_items(int64_t total, int ordered) {
 /* Profitability compares real migration times with the real time per
  * iteration, which varies under oversubscription: scenarios that count on
  * moves happening switch it off (converge and dedicated keep it). */
-static int profit = 1;
+static bool profit = true;
 
-static bal_rebalance *make(bal_rebalance_mode mode, int pipelined, long long interval,
+static bal_rebalance *make(const char *balancer, bool pipelined, int64_t interval,
                            double threshold, bal_rebalance_filter filter) {
   bal_rebalance_config c;
   CHECK(bal_rebalance_config_init(&c) == BAL_OK);
   c.profitability = profit;
-  c.mode = mode;
+  c.balancer = balancer;
   c.pipelined = pipelined;
   c.interval = interval;
   c.threshold = threshold;
@@ -252,10 +263,10 @@ static bal_rebalance *make(bal_rebalance_mode mode, int pipelined, long long int
 }
 
 /* Same value on every rank. */
-static void check_same_ll(long long v) {
-  long long lo, hi;
-  MPI_Allreduce(&v, &lo, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(&v, &hi, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+static void check_same_ll(int64_t v) {
+  int64_t lo, hi;
+  MPI_Allreduce(&v, &lo, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&v, &hi, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
   CHECK(lo == hi);
 }
 
@@ -266,38 +277,38 @@ static void check_stats(bal_rebalance *rb) {
   check_same_ll(st.rebalances);
   check_same_ll(st.items_moved);
   check_same_ll(st.interval);
-  long long s[2] = {st.items_sent, st.items_received}, t[2];
-  MPI_Allreduce(s, t, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  int64_t s[2] = {st.items_sent, st.items_received}, t[2];
+  MPI_Allreduce(s, t, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   CHECK(t[0] == t[1] && t[0] == st.items_moved);
 }
 
 /* ---- scenarios ---- */
 
 /* Speeds that change at random moments, sometimes drastically. */
-static double speed_of(uint64_t seed, int r, long long step) {
+static double speed_of(uint64_t seed, int r, int64_t step) {
   uint64_t s = mix(seed) ^ mix((uint64_t)r * 7919 + (uint64_t)(step / 7));
   double u = uni(&s);
   return u < 0.2 ? 0.1 + u : 0.5 + u;
 }
 
-static void random_loads(bal_rebalance_mode mode, int seeds) {
-  long long total_rebalances = 0;
-  profit = 0;
+static void random_loads(const char *balancer, int seeds) {
+  int64_t total_rebalances = 0;
+  profit = false;
   for (int seed = 1; seed <= seeds; seed++) {
     int64_t total = init_items((uint64_t)seed, 40 + 10 * (seed % 3));
     int pipelined = seed % 2;
-    long long interval = 1 + seed % 3;
+    int64_t interval = 1 + seed % 3;
     bal_rebalance_filter f = (bal_rebalance_filter)(seed % 3);
     double threshold = seed % 4 == 0 ? 0.10 : 0.0;
-    bal_rebalance *rb = make(mode, pipelined, interval, threshold, f);
-    for (long long step = 0; step < 120; step++) {
+    bal_rebalance *rb = make(balancer, pipelined, interval, threshold, f);
+    for (int64_t step = 0; step < 120; step++) {
       double sp = speed_of((uint64_t)seed, rank, step);
       double t = (double)A.n * 1e-3 / sp + 1e-6;
-      long long moved = -1;
-      CHECK(bal_rebalance_step(rb, t, step % 2 ? BAL_REBALANCE_ALL : (long long)A.n, &moved) ==
+      int64_t moved = -1;
+      CHECK(bal_rebalance_step(rb, t, step % 2 ? BAL_REBALANCE_ALL : (int64_t)A.n, &moved) ==
             BAL_OK);
       CHECK(moved >= 0);
-      check_items(total, mode == BAL_REBALANCE_STRING);
+      check_items(total, !strcmp(balancer, "string"));
     }
     check_stats(rb);
     bal_rebalance_stats st;
@@ -306,32 +317,28 @@ static void random_loads(bal_rebalance_mode mode, int seeds) {
     bal_rebalance_destroy(rb);
   }
   if (nranks > 1) CHECK(total_rebalances >= seeds * 10); /* the loads did make work move */
-  if (rank == 0) printf("random %s: %d seeds, %lld rebalances\n", bal_rebalance_mode_name(mode),
+  if (rank == 0) printf("random %s: %d seeds, %" PRId64 " rebalances\n", balancer,
                         seeds, total_rebalances);
 }
 
 /* One rank at half speed: proportional counts, then quiet. */
-static void converge(bal_rebalance_mode mode) {
+static void converge(const char *balancer) {
   int64_t per = 100, total = per * nranks;
-  free(A.id);
-  memset(&A, 0, sizeof A);
-  reserve(per);
-  for (int64_t j = 0; j < per; j++) A.id[A.head + j] = (uint64_t)(rank * per + j);
-  A.n = per;
-  bal_rebalance *rb = make(mode, 1, 2, 0.10, BAL_REBALANCE_FILTER_ADAPTIVE);
+  even_items(per);
+  bal_rebalance *rb = make(balancer, 1, 2, 0.10, BAL_REBALANCE_FILTER_ADAPTIVE);
   int slow = nranks / 2;
   uint64_t noise = 99 + (uint64_t)rank;
-  long long last_move_step = -1;
-  for (long long step = 0; step < 80; step++) {
+  int64_t last_move_step = -1;
+  for (int64_t step = 0; step < 80; step++) {
     double speed = (rank == slow ? 0.5 : 1.0) * (1 + 0.04 * (uni(&noise) - 0.5));
-    long long moved;
+    int64_t moved;
     CHECK(bal_rebalance_step(rb, (double)A.n * 1e-3 / speed, BAL_REBALANCE_ALL, &moved) ==
           BAL_OK);
-    long long any = moved, m;
-    MPI_Allreduce(&any, &m, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    int64_t any = moved, m;
+    MPI_Allreduce(&any, &m, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
     if (m) last_move_step = step;
   }
-  check_items(total, mode == BAL_REBALANCE_STRING);
+  check_items(total, !strcmp(balancer, "string"));
   check_stats(rb);
   if (nranks > 1) {
     /* the slow rank holds about half of what the others hold */
@@ -342,25 +349,21 @@ static void converge(bal_rebalance_mode mode) {
   bal_rebalance_stats st;
   bal_rebalance_stats_get(rb, &st);
   if (rank == 0)
-    printf("converge %s: %lld rebalances, last at step %lld, imbalance %.3f\n",
-           bal_rebalance_mode_name(mode), st.rebalances, last_move_step, st.imbalance);
+    printf("converge %s: %" PRId64 " rebalances, last at step %" PRId64 ", imbalance %.3f\n",
+           balancer, st.rebalances, last_move_step, st.imbalance);
   bal_rebalance_destroy(rb);
 }
 
 /* Equal speeds with +-4% noise: the threshold keeps everything in place. */
 static void dedicated(void) {
   int64_t per = 100, total = per * nranks;
-  free(A.id);
-  memset(&A, 0, sizeof A);
-  reserve(per);
-  for (int64_t j = 0; j < per; j++) A.id[A.head + j] = (uint64_t)(rank * per + j);
-  A.n = per;
+  even_items(per);
   for (int pipelined = 0; pipelined <= 1; pipelined++) {
-    bal_rebalance *rb = make(BAL_REBALANCE_STRING, pipelined, 1, 0.10,
+    bal_rebalance *rb = make("string", pipelined, 1, 0.10,
                              BAL_REBALANCE_FILTER_ADAPTIVE);
     uint64_t noise = 7 + (uint64_t)rank;
-    for (long long step = 0; step < 100; step++) {
-      long long moved;
+    for (int64_t step = 0; step < 100; step++) {
+      int64_t moved;
       double t = (double)A.n * 1e-3 * (1 + 0.08 * (uni(&noise) - 0.5));
       CHECK(bal_rebalance_step(rb, t, BAL_REBALANCE_ALL, &moved) == BAL_OK);
       CHECK(moved == 0);
@@ -376,23 +379,23 @@ static void dedicated(void) {
 /* Run steps with drastically alternating speeds (so every interaction
  * moves items) until a step fails; the failing step and code must be the
  * same on every rank. inject() is called once, before step `at`. */
-typedef void (*inject_fn)(bal_rebalance *rb, long long step, double *t, long long *items);
+typedef void (*inject_fn)(bal_rebalance *rb, int64_t step, double *t, int64_t *items);
 
-static void one_error(const char *name, bal_rebalance_mode mode, int pipelined, int culprit,
+static void one_error(const char *name, const char *balancer, int pipelined, int culprit,
                       int expect_code, inject_fn inject) {
-  /* fresh items: a direct-mode scenario leaves them out of string order */
+  /* fresh items: a direct scenario leaves them out of string order */
   int64_t total_items = init_items(5, 30), *total = &total_items;
-  bal_rebalance *rb = make(mode, pipelined, 1, 0.0, BAL_REBALANCE_FILTER_NONE);
-  long long fail_step = -1;
+  bal_rebalance *rb = make(balancer, pipelined, 1, 0.0, BAL_REBALANCE_FILTER_NONE);
+  int64_t fail_step = -1;
   int code = BAL_OK;
-  long long before_moves = 0;
-  for (long long step = 0; step < 40 && fail_step < 0; step++) {
+  int64_t before_moves = 0;
+  for (int64_t step = 0; step < 40 && fail_step < 0; step++) {
     /* speeds swap between two patterns every step: always imbalanced */
     double sp = ((rank + step) % 2) ? 1.0 : 0.25;
     double t = (double)A.n * 1e-3 / sp + 1e-6;
-    long long items = (long long)A.n;
+    int64_t items = (int64_t)A.n;
     if (step == 10 && rank == culprit) inject(rb, step, &t, &items);
-    long long moved = 0;
+    int64_t moved = 0;
     int rc = bal_rebalance_step(rb, t, items, &moved);
     if (rc != BAL_OK) {
       fail_step = step;
@@ -400,7 +403,7 @@ static void one_error(const char *name, bal_rebalance_mode mode, int pipelined, 
       CHECK(moved == 0);
     }
     if (step < 10) before_moves += moved;
-    check_items(*total, mode == BAL_REBALANCE_STRING);
+    check_items(*total, !strcmp(balancer, "string"));
   }
   check_same_ll(fail_step);
   check_same_ll(code);
@@ -412,74 +415,75 @@ static void one_error(const char *name, bal_rebalance_mode mode, int pipelined, 
   CHECK(st.error_rank == culprit);
   /* the balancer keeps working after a collective error */
   A.fail_pack = A.fail_unpack = A.fail_count = A.lie_count = 0;
-  long long after = 0;
-  for (long long step = 0; step < 6; step++) {
+  int64_t after = 0;
+  for (int64_t step = 0; step < 6; step++) {
     double sp = ((rank + step) % 2) ? 1.0 : 0.25;
-    long long moved;
-    int rc = bal_rebalance_step(rb, (double)A.n * 1e-3 / sp + 1e-6, (long long)A.n, &moved);
-    if (rc != BAL_OK) fprintf(stderr, "rank %d: %s: step %lld after the error: %d\n", rank, name, step, rc);
+    int64_t moved;
+    int rc = bal_rebalance_step(rb, (double)A.n * 1e-3 / sp + 1e-6, (int64_t)A.n, &moved);
+    if (rc != BAL_OK)
+      fprintf(stderr, "rank %d: %s: step %" PRId64 " after the error: %d\n", rank, name, step, rc);
     CHECK(rc == BAL_OK);
     after += moved;
-    check_items(*total, mode == BAL_REBALANCE_STRING);
+    check_items(*total, !strcmp(balancer, "string"));
   }
-  long long sum;
-  MPI_Allreduce(&after, &sum, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  int64_t sum;
+  MPI_Allreduce(&after, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (nranks > 1) CHECK(sum > 0);
   check_stats(rb);
   bal_rebalance_destroy(rb);
   if (rank == 0)
-    printf("error %-14s %s %s: code %d (%s) at step %lld on every rank, culprit %d\n", name,
-           bal_rebalance_mode_name(mode), pipelined ? "pipelined" : "blocking", code,
+    printf("error %-14s %s %s: code %d (%s) at step %" PRId64 " on every rank, culprit %d\n", name,
+           balancer, pipelined ? "pipelined" : "blocking", code,
            bal_strerror(code), fail_step, culprit);
 }
 
-static void inj_pack(bal_rebalance *rb, long long s, double *t, long long *i) {
+static void inj_pack(bal_rebalance *rb, int64_t s, double *t, int64_t *i) {
   (void)rb, (void)s, (void)t, (void)i;
   A.fail_pack = 1;
 }
-static void inj_unpack(bal_rebalance *rb, long long s, double *t, long long *i) {
+static void inj_unpack(bal_rebalance *rb, int64_t s, double *t, int64_t *i) {
   (void)rb, (void)s, (void)t, (void)i;
   A.fail_unpack = 1;
 }
-static void inj_nan(bal_rebalance *rb, long long s, double *t, long long *i) {
+static void inj_nan(bal_rebalance *rb, int64_t s, double *t, int64_t *i) {
   (void)rb, (void)s, (void)i;
   *t = NAN;
 }
-static void inj_negative_time(bal_rebalance *rb, long long s, double *t, long long *i) {
+static void inj_negative_time(bal_rebalance *rb, int64_t s, double *t, int64_t *i) {
   (void)rb, (void)s, (void)i;
   *t = -2.5;
 }
-static void inj_negative_items(bal_rebalance *rb, long long s, double *t, long long *i) {
+static void inj_negative_items(bal_rebalance *rb, int64_t s, double *t, int64_t *i) {
   (void)rb, (void)s, (void)t;
   *i = -5;
 }
-static void inj_count_fails(bal_rebalance *rb, long long s, double *t, long long *i) {
+static void inj_count_fails(bal_rebalance *rb, int64_t s, double *t, int64_t *i) {
   (void)rb, (void)s, (void)t, (void)i;
   A.fail_count = 1;
 }
-static void inj_lie(bal_rebalance *rb, long long s, double *t, long long *i) {
+static void inj_lie(bal_rebalance *rb, int64_t s, double *t, int64_t *i) {
   (void)rb, (void)s, (void)t, (void)i;
   A.lie_count = 1; /* reports a negative count until reset */
 }
 
 static void errors(void) {
   if (nranks < 2) return;
-  profit = 0;
+  profit = false;
   int last = nranks - 1, mid = nranks / 2;
   for (int pipelined = 0; pipelined <= 1; pipelined++)
     for (int m = 0; m < 2; m++) {
-      bal_rebalance_mode mode = (bal_rebalance_mode)m;
+      const char *balancer = bal_rebalance_balancer_name(m); /* string, direct */
       /* under the alternating speeds every rank soon sends and receives, so
        * an armed pack or unpack failure fires within a few steps */
-      one_error("pack", mode, pipelined, mid, BAL_ECALLBACK, inj_pack);
-      one_error("unpack", mode, pipelined, last, BAL_ECALLBACK, inj_unpack);
-      one_error("nan-time", mode, pipelined, 0, BAL_EINVAL, inj_nan);
-      one_error("negative-time", mode, pipelined, last, BAL_EINVAL, inj_negative_time);
-      one_error("negative-items", mode, pipelined, mid, BAL_EINVAL, inj_negative_items);
-      one_error("count-fails", mode, pipelined, 0, BAL_ECALLBACK, inj_count_fails);
+      one_error("pack", balancer, pipelined, mid, BAL_ECALLBACK, inj_pack);
+      one_error("unpack", balancer, pipelined, last, BAL_ECALLBACK, inj_unpack);
+      one_error("nan-time", balancer, pipelined, 0, BAL_EINVAL, inj_nan);
+      one_error("negative-time", balancer, pipelined, last, BAL_EINVAL, inj_negative_time);
+      one_error("negative-items", balancer, pipelined, mid, BAL_EINVAL, inj_negative_items);
+      one_error("count-fails", balancer, pipelined, 0, BAL_ECALLBACK, inj_count_fails);
     }
   for (int m = 0; m < 2; m++)
-    one_error("count-negative", (bal_rebalance_mode)m, m, last, BAL_EINVAL, inj_lie);
+    one_error("count-negative", bal_rebalance_balancer_name(m), m, last, BAL_EINVAL, inj_lie);
 }
 
 /* Pipelined: the application changes its count between the exchange and
@@ -487,13 +491,13 @@ static void errors(void) {
 static void count_changes(void) {
   if (nranks < 2) return;
   int64_t total = init_items(8, 30);
-  bal_rebalance *rb = make(BAL_REBALANCE_STRING, 1, 1, 0.0, BAL_REBALANCE_FILTER_NONE);
+  bal_rebalance *rb = make("string", 1, 1, 0.0, BAL_REBALANCE_FILTER_NONE);
   int code = BAL_OK;
-  long long fail_step = -1;
-  for (long long step = 0; step < 30 && fail_step < 0; step++) {
+  int64_t fail_step = -1;
+  for (int64_t step = 0; step < 30 && fail_step < 0; step++) {
     double sp = ((rank + step) % 2) ? 1.0 : 0.25;
-    long long moved;
-    int rc = bal_rebalance_step(rb, (double)A.n * 1e-3 / sp + 1e-6, (long long)A.n, &moved);
+    int64_t moved;
+    int rc = bal_rebalance_step(rb, (double)A.n * 1e-3 / sp + 1e-6, (int64_t)A.n, &moved);
     if (rc != BAL_OK) fail_step = step, code = rc;
     if (step == 10) { /* after posting at step 10, before resolving at 11 */
       if (rank == nranks - 1) {
@@ -517,11 +521,7 @@ static void count_changes(void) {
  * chains-on-chains optimum, in few moves; ids and order stay intact. */
 static void weighted(int pipelined) {
   int64_t per = 60, total = per * nranks;
-  free(A.id);
-  memset(&A, 0, sizeof A);
-  reserve(per);
-  for (int64_t j = 0; j < per; j++) A.id[A.head + j] = (uint64_t)(rank * per + j);
-  A.n = per;
+  even_items(per);
   heavy_lo = total / 10;
   heavy_hi = total / 3;
   bal_rebalance_callbacks cb = CB;
@@ -530,14 +530,14 @@ static void weighted(int pipelined) {
   bal_rebalance_config_init(&c);
   c.interval = 2;
   c.pipelined = pipelined;
-  c.profitability = 0;
+  c.profitability = false;
   bal_rebalance *rb;
   CHECK(bal_rebalance_create(MPI_COMM_WORLD, &c, &cb, &rb) == BAL_OK);
   int slow = nranks - 1;
   double speed = rank == slow ? 0.5 : 1.0;
   int errors_seen = 0;
-  for (long long step = 0; step < 60; step++) {
-    long long moved;
+  for (int64_t step = 0; step < 60; step++) {
+    int64_t moved;
     if (step == 30) weight_fail = rank == 0; /* a failing weights callback */
     int rc = bal_rebalance_step(rb, local_cost() * 1e-4 / speed, BAL_REBALANCE_ALL, &moved);
     if (rc != BAL_OK) {
@@ -565,7 +565,7 @@ static void weighted(int pipelined) {
   bal_rebalance_stats st;
   bal_rebalance_stats_get(rb, &st);
   if (rank == 0)
-    printf("weighted %s: bottleneck %.2f, optimum %.2f, %lld rebalances\n",
+    printf("weighted %s: bottleneck %.2f, optimum %.2f, %" PRId64 " rebalances\n",
            pipelined ? "pipelined" : "blocking", worst, opt, st.rebalances);
   CHECK(worst <= opt / (1 - c.threshold) + 1e-9);
   CHECK(st.rebalances <= 4 && (st.rebalances >= 1 || nranks == 1));
@@ -596,18 +596,32 @@ static void args(void) {
   bal_rebalance_config_init(&c);
   c.filter_h = NAN;
   CHECK(bal_rebalance_create(MPI_COMM_WORLD, &c, &CB, &rb) == BAL_EINVAL);
+  bal_rebalance_config_init(&c);
+  c.balancer = "diagonal"; /* not in the registry */
+  CHECK(bal_rebalance_create(MPI_COMM_WORLD, &c, &CB, &rb) == BAL_EINVAL);
+  c.balancer = NULL;
+  CHECK(bal_rebalance_create(MPI_COMM_WORLD, &c, &CB, &rb) == BAL_EINVAL);
   CHECK(rb == NULL);
+  /* the name is resolved at creation: the caller's string may go away */
+  char name[16];
+  snprintf(name, sizeof name, "%s", "direct");
+  c.balancer = name;
+  CHECK(bal_rebalance_create(MPI_COMM_WORLD, &c, &CB, &rb) == BAL_OK);
+  memset(name, 0, sizeof name);
+  CHECK(bal_rebalance_step(rb, 1e-3, BAL_REBALANCE_ALL, NULL) == BAL_OK);
+  bal_rebalance_destroy(rb);
+  rb = NULL;
   bal_rebalance_destroy(NULL);
-  /* mode NONE needs only count, measures, never moves */
+  /* the balancer "none" needs only count, measures, never moves */
   bal_rebalance_callbacks only = {0};
   only.count = cb_count;
   bal_rebalance_config_init(&c);
-  c.mode = BAL_REBALANCE_NONE;
+  c.balancer = "none";
   c.interval = 1;
   init_items(3, 20);
   CHECK(bal_rebalance_create(MPI_COMM_WORLD, &c, &only, &rb) == BAL_OK);
   for (int step = 0; step < 10; step++) {
-    long long moved;
+    int64_t moved;
     CHECK(bal_rebalance_mark(rb) == BAL_OK);
     CHECK(bal_rebalance_step(rb, BAL_REBALANCE_MEASURE, BAL_REBALANCE_ALL, &moved) == BAL_OK);
     CHECK(moved == 0);
@@ -644,12 +658,12 @@ int main(int argc, char **argv) {
   const char *scale = getenv("BALLAST_STRESS_SCALE");
   if (scale && atoi(scale) > 1) seeds *= atoi(scale);
   if (!strcmp(sc, "random-string"))
-    random_loads(BAL_REBALANCE_STRING, seeds);
+    random_loads("string", seeds);
   else if (!strcmp(sc, "random-direct"))
-    random_loads(BAL_REBALANCE_DIRECT, seeds);
+    random_loads("direct", seeds);
   else if (!strcmp(sc, "converge")) {
-    converge(BAL_REBALANCE_STRING);
-    converge(BAL_REBALANCE_DIRECT);
+    converge("string");
+    converge("direct");
   } else if (!strcmp(sc, "dedicated"))
     dedicated();
   else if (!strcmp(sc, "errors")) {

@@ -71,7 +71,7 @@ static void period_takes_the_largest_limit(void **state) {
                                 .workscale = 4, .quantum_s = 0.01, .quantum_scale = 10,
                                 .iter_s = 0.002, .max_interval = 1000};
   double per;
-  long long k;
+  int64_t k;
   /* quantum: 0.1 s beats 0.001/0.05 = 0.02 s */
   assert_int_equal(bal_rebalance_period(&in, &per, &k), BAL_OK);
   assert_true(fabs(per - 0.1) < 1e-12);
@@ -101,9 +101,10 @@ static void period_takes_the_largest_limit(void **state) {
   assert_int_equal(bal_rebalance_period(NULL, &per, &k), BAL_EINVAL);
 }
 
-/* The seed's model, evaluated for a block size b (M = ceil(m / b)). */
-static double model(double ts, long long m, int p, double tf, double ti, long long b) {
-  long long M = (m + b - 1) / b;
+/* The grain model of [Siegell 1997] §4.2.4, evaluated for a block size b
+ * (M = ceil(m / b)). */
+static double model(double ts, int64_t m, int p, double tf, double ti, int64_t b) {
+  int64_t M = (m + b - 1) / b;
   double shifts = (double)M + p - 2;
   if (shifts < 0) shifts = 0;
   return ((double)M + p - 1) * ts / ((double)p * (double)M) + shifts * (tf + ti * (double)b);
@@ -114,23 +115,24 @@ static void grain_matches_scan(void **state) {
   bal__rng r;
   bal__rng_seed(&r, 17);
   for (int round = 0; round < 2000; round++) {
-    long long m = 1 + (long long)bal__rng_below(&r, 2000);
+    int64_t m = 1 + (int64_t)bal__rng_below(&r, 2000);
     int p = 1 + (int)bal__rng_below(&r, 64);
     double ts = 0.01 + bal__rng_uniform(&r) * 10;
     double tf = bal__rng_below(&r, 10) == 0 ? 0 : bal__rng_uniform(&r) * 1e-3;
     double ti = bal__rng_below(&r, 3) == 0 ? 0 : bal__rng_uniform(&r) * 1e-5;
-    long long M, b;
+    int64_t M, b;
     double t;
     assert_int_equal(bal_rebalance_grain(ts, m, p, tf, ti, &M, &b, &t), BAL_OK);
     assert_true(b >= 1 && b <= m && M == (m + b - 1) / b);
     assert_true(fabs(t - model(ts, m, p, tf, ti, b)) <= 1e-12 * t);
     double best = INFINITY;
-    for (long long bb = 1; bb <= m; bb++) best = fmin(best, model(ts, m, p, tf, ti, bb));
+    for (int64_t bb = 1; bb <= m; bb++) best = fmin(best, model(ts, m, p, tf, ti, bb));
     /* the closed form and its integer neighbours find the best block size */
-    if (!(t <= best * (1 + 1e-12))) fail_msg("m=%lld p=%d: %.9g vs best %.9g", m, p, t, best);
+    if (!(t <= best * (1 + 1e-12)))
+      fail_msg("m=%lld p=%d: %.9g vs best %.9g", (long long)m, p, t, best);
   }
-  /* the seed's closed form on a case with an interior optimum */
-  long long M;
+  /* the paper's closed form on a case with an interior optimum */
+  int64_t M;
   double ts = 4.0, tf = 1e-3, ti = 0;
   assert_int_equal(bal_rebalance_grain(ts, 1000, 4, tf, ti, &M, NULL, NULL), BAL_OK);
   double mstar = sqrt(ts * (1 - 1.0 / 4) / tf); /* 54.8 */
@@ -151,16 +153,16 @@ static void grain_matches_scan(void **state) {
 static void grain_time_is_the_model(void **state) {
   (void)state;
   const double ts = 2.5, tf = 2e-4, ti = 3e-7;
-  const long long m = 300;
+  const int64_t m = 300;
   const int p = 6;
-  for (long long b = 1; b <= m; b++) {
-    long long M = 0;
+  for (int64_t b = 1; b <= m; b++) {
+    int64_t M = 0;
     double t = 0;
     assert_int_equal(bal_rebalance_grain_time(ts, m, p, tf, ti, b, &M, &t), BAL_OK);
     assert_int_equal(M, (m + b - 1) / b);
     assert_true(fabs(t - model(ts, m, p, tf, ti, b)) <= 1e-12 * t);
   }
-  long long Mopt, bopt, M;
+  int64_t Mopt, bopt, M;
   double topt, t;
   assert_int_equal(bal_rebalance_grain(ts, m, p, tf, ti, &Mopt, &bopt, &topt), BAL_OK);
   assert_int_equal(bal_rebalance_grain_time(ts, m, p, tf, ti, bopt, &M, &t), BAL_OK);
@@ -195,25 +197,29 @@ static void config_and_names(void **state) {
   (void)state;
   bal_rebalance_config c;
   assert_int_equal(bal_rebalance_config_init(&c), BAL_OK);
-  assert_int_equal(c.mode, BAL_REBALANCE_STRING);
+  assert_string_equal(c.balancer, "string");
   assert_int_equal(c.filter, BAL_REBALANCE_FILTER_ADAPTIVE);
-  assert_true(c.threshold == 0.10 && c.profitability == 1 && c.pipelined == 1);
+  assert_true(c.threshold == 0.10 && c.profitability && c.pipelined);
   assert_int_equal(bal_rebalance_config_init(NULL), BAL_EINVAL);
+  /* the registry: the default first, every name distinct, NULL past the end */
+  const char *expect[] = {"string", "direct", "none"};
+  int nb = 0;
+  while (bal_rebalance_balancer_name(nb)) nb++;
+  assert_int_equal(nb, 3);
+  for (int i = 0; i < nb; i++) {
+    assert_string_equal(bal_rebalance_balancer_name(i), expect[i]);
+    for (int j = 0; j < i; j++)
+      assert_string_not_equal(bal_rebalance_balancer_name(i), bal_rebalance_balancer_name(j));
+  }
+  assert_null(bal_rebalance_balancer_name(-1));
+  assert_null(bal_rebalance_balancer_name(nb));
   for (int m = 0; m < 3; m++) {
-    bal_rebalance_mode out;
-    assert_int_equal(bal_rebalance_mode_parse(bal_rebalance_mode_name((bal_rebalance_mode)m), &out),
-                     BAL_OK);
-    assert_int_equal(out, m);
     bal_rebalance_filter f;
     assert_int_equal(
         bal_rebalance_filter_parse(bal_rebalance_filter_name((bal_rebalance_filter)m), &f),
         BAL_OK);
     assert_int_equal(f, m);
   }
-  bal_rebalance_mode out;
-  assert_int_equal(bal_rebalance_mode_parse("diagonal", &out), BAL_EINVAL);
-  assert_int_equal(bal_rebalance_mode_parse(NULL, &out), BAL_EINVAL);
-  assert_null(bal_rebalance_mode_name((bal_rebalance_mode)9));
   assert_null(bal_rebalance_filter_name((bal_rebalance_filter)9));
   assert_string_equal(bal_strerror(BAL_ECALLBACK), "application callback failed");
 }

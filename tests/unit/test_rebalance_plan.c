@@ -293,7 +293,7 @@ static void shifts_match_oracle(void **state) {
       assert_true(right == 0 || left == 0); /* one direction per pair */
       assert_int_equal(S[i], right - left);
     }
-    /* seed 001's recurrence with C[i] = 1 gives the same numbers */
+    /* the recurrence of [POP LB] with C[i] = 1 gives the same numbers */
     double prev = 0;
     for (int i = 0; i + 1 < p; i++) {
       double s = (double)n[i] + prev - (double)t[i];
