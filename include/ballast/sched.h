@@ -221,7 +221,7 @@ BAL_API void bal_sched_result_destroy(bal_sched_result *r);
  * @return the name, or NULL when i is negative or past the last.
  * Thread-safety: safe.
  */
-BAL_API const char *bal_sched_policy_name(int64_t i);
+BAL_API const char *bal_sched_policy_name(int i);
 
 BAL_END_DECLS
 

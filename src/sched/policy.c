@@ -22,6 +22,6 @@ const bal__sched_policy *bal__sched_policy_find(const char *name, ptrdiff_t len)
   return NULL;
 }
 
-const char *bal_sched_policy_name(int64_t i) {
+const char *bal_sched_policy_name(int i) {
   return i >= 0 && i < NPOLICIES ? policies[i]->name : NULL;
 }

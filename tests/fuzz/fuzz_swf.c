@@ -33,9 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     bal_sched_config_init(&cfg);
     cfg.nodes = 8;
     cfg.cores_per_node = 4;
-    int64_t npolicies = 0;
+    int npolicies = 0;
     while (bal_sched_policy_name(npolicies)) npolicies++;
-    cfg.policy = bal_sched_policy_name((int64_t)(size % (size_t)npolicies));
+    cfg.policy = bal_sched_policy_name((int)(size % (size_t)npolicies));
     cfg.check_invariants = true;
     bal_sched_result *r = NULL;
     if (bal_sched_run(t, &cfg, &r) == BAL_OK) {

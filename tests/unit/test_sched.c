@@ -320,9 +320,9 @@ static bal_swf_trace *tiny_trace(void) {
 static void policy_registry(void **state) {
   (void)state;
   bal_swf_trace *t = tiny_trace();
-  int64_t n = 0;
+  int n = 0;
   for (; bal_sched_policy_name(n); n++) {
-    for (int64_t k = 0; k < n; k++)
+    for (int k = 0; k < n; k++)
       assert_string_not_equal(bal_sched_policy_name(k), bal_sched_policy_name(n));
     bal_sched_config cfg;
     bal_sched_config_init(&cfg);
@@ -461,7 +461,7 @@ static void no_jobs_gives_nan_averages(void **state) {
   bal_swf_trace *t;
   assert_int_equal(bal_swf_read_mem("; MaxNodes: 4\n", 14, NULL, &t, NULL), BAL_OK);
   assert_int_equal(t->njobs, 0);
-  for (int64_t i = 0; bal_sched_policy_name(i); i++) {
+  for (int i = 0; bal_sched_policy_name(i); i++) {
     bal_sched_config cfg;
     bal_sched_config_init(&cfg);
     cfg.policy = bal_sched_policy_name(i);

@@ -175,7 +175,7 @@ static int64_t run_all(bal_swf_trace *t, int64_t nodes, int64_t cores, bool clip
   cfg.cores_per_node = cores;
   cfg.check_invariants = true;
   int64_t selections = -1;
-  for (int64_t p = 0; bal_sched_policy_name(p); p++) {
+  for (int p = 0; bal_sched_policy_name(p); p++) {
     cfg.policy = bal_sched_policy_name(p);
     int64_t sel = check_run(t, &cfg, clip);
     if (!strcmp(cfg.policy, "sd")) selections = sel;

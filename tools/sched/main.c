@@ -18,7 +18,7 @@ const char *const SCHED_PROG = "ballast-sched";
 static const char *policy_list(char *buf, size_t n, const char *sep) {
   size_t len = 0;
   buf[0] = '\0';
-  for (int64_t i = 0; bal_sched_policy_name(i) && len < n; i++) {
+  for (int i = 0; bal_sched_policy_name(i) && len < n; i++) {
     int w = snprintf(buf + len, n - len, "%s%s", i ? sep : "", bal_sched_policy_name(i));
     if (w < 0) break;
     len += (size_t)w;
@@ -167,7 +167,7 @@ static int parse(int argc, char **argv, sched_opts *o) {
   for (int k = 0; k < 2; k++) {
     const char *p = k ? o->baseline : o->cfg.policy;
     bool known = false;
-    for (int64_t i = 0; bal_sched_policy_name(i); i++) known |= !strcmp(p, bal_sched_policy_name(i));
+    for (int i = 0; bal_sched_policy_name(i); i++) known |= !strcmp(p, bal_sched_policy_name(i));
     if (!known) {
       char names[256];
       fprintf(stderr, "%s: %s: unknown policy '%s' (%s)\n", PROG, k ? "--baseline" : "--policy",
