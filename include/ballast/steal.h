@@ -169,7 +169,7 @@ typedef struct bal_steal_stats {
                                    route_messages = results per message: coarsening) */
   int64_t failed;             /**< own tasks whose status is not 0 */
   int64_t messages_sent;      /**< point-to-point messages sent */
-  int64_t bytes_sent;         /**< payload bytes of those messages */
+  size_t bytes_sent;          /**< payload bytes of those messages */
   int peers_contacted;        /**< distinct ranks this rank sent messages to */
   int overlay_degree;         /**< peers this rank may send steal requests or
                                    pushes to: its overlay neighbours ("smallworld",

@@ -229,7 +229,7 @@ int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg) {
   int64_t t1 = bal__now_ns();
   s->st.run_s = (double)(t1 - s->t0) * 1e-9;
   s->st.messages_sent = s->tp.messages;
-  s->st.bytes_sent = s->tp.bytes;
+  s->st.bytes_sent = (size_t)s->tp.bytes;
   s->st.peers_contacted = s->tp.npeers;
   free(s->scratch);
   s->scratch = NULL;

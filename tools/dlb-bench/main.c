@@ -515,7 +515,7 @@ static int run_iteration(const opts *o, int iter, double prev_work, int rank, in
   bal_steal_stats st;
   bal_steal_stats_get(c->s, &st);
   int64_t ll_in[9] = {bad, st.steal_attempts, st.thefts, st.tasks_given, st.messages_sent,
-                        st.bytes_sent, st.results_routed, st.executed_own + st.executed_stolen,
+                        (int64_t)st.bytes_sent, st.results_routed, st.executed_own + st.executed_stolen,
                         st.route_messages};
   int64_t ll_sum[9];
   MPI_Reduce(ll_in, ll_sum, 9, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
