@@ -49,92 +49,75 @@ typedef struct run_out {
   int check; /* -1 not checked, 0 differs, 1 equal */
 } run_out;
 
-static void usage(FILE *out) {
-  fprintf(out,
-          "Usage: mpiexec -n P " PROG " [options]\n"
-          "Pipelined SOR sweep with the block size chosen by Ballast's grain model.\n"
-          "  --rows N          interior grid rows, split over the ranks (default 400)\n"
-          "  --cols M          interior columns: the pipelined loop (default 1000)\n"
-          "  --sweeps S        timed sweeps per block size; the median is reported (default 5)\n"
-          "  --omega W         relaxation factor in (0, 2) (default 1.5)\n"
-          "  --block-size LIST comma-separated block sizes in columns, 'auto' for the\n"
-          "                    model's choice (default auto)\n"
-          "  --work-ns T       emulated nanoseconds per point update, slept (default 0:\n"
-          "                    real compute only)\n"
-          "  --shift-delay S   emulated seconds added to every boundary shift (default 0);\n"
-          "                    added to the measured t_fixed\n"
-          "  --reps R          timings of the local sweep for t_seq (default 5)\n"
-          "  --shift-reps R    message shifts for t_fixed and t_incr (default 20)\n"
-          "  --check           compare each result with a sequential sweep on rank 0\n"
-          "  --json            print one JSON object instead of the table\n"
-          "  --help, --version\n"
-          "Exit status: 0, 1 if a result differs from the sequential one, 2 on bad flags.\n");
-}
-
-static bool parse_sizes(const char *text, opts *o) {
+static bool parse_sizes(const char *text, void *dest, char *err, size_t n) {
+  opts *o = dest;
   char buf[1024];
   if (strlen(text) >= sizeof buf) {
-    fprintf(stderr, PROG ": --block-size: list too long\n");
+    snprintf(err, n, "list too long");
     return false;
   }
   strcpy(buf, text);
   o->nsizes = 0;
   for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     if (o->nsizes == MAX_SIZES) {
-      fprintf(stderr, PROG ": --block-size: more than %d entries\n", MAX_SIZES);
+      snprintf(err, n, "more than %d entries", MAX_SIZES);
       return false;
     }
     int64_t v = 0;
-    if (strcmp(tok, "auto") != 0 &&
-        !cli_parse_i64(PROG, "--block-size", tok, 1, 1000000000, &v))
-      return false;
+    if (strcmp(tok, "auto") != 0 && !cli_int_text(tok, 1, 1000000000, &v, err, n)) return false;
     o->sizes[o->nsizes++] = v;
   }
   if (o->nsizes == 0) {
-    fprintf(stderr, PROG ": --block-size: empty list\n");
+    snprintf(err, n, "empty list");
     return false;
   }
   return true;
 }
 
-static bool parse(int argc, char **argv, opts *o) {
+static int parse(int argc, char **argv, opts *o) {
   *o = (opts){.rows = 400, .cols = 1000, .sweeps = 5, .reps = 5, .shift_reps = 20, .omega = 1.5,
               .nsizes = 1};
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v;
-    int64_t n;
-    if (!strcmp(a, "--check")) o->check = true;
-    else if (!strcmp(a, "--json")) o->json = true;
-    else if (!strcmp(a, "--block-size")) {
-      if (!(v = cli_value(PROG, argc, argv, &i)) || !parse_sizes(v, o)) return false;
-    } else if (!strcmp(a, "--omega")) {
-      if (!(v = cli_value(PROG, argc, argv, &i)) ||
-          !cli_parse_double(PROG, a, v, 1e-9, 2.0 - 1e-9, &o->omega))
-        return false;
-    } else if (!strcmp(a, "--work-ns")) {
-      if (!(v = cli_value(PROG, argc, argv, &i)) || !cli_parse_double(PROG, a, v, 0, 1e9, &o->work_ns))
-        return false;
-    } else if (!strcmp(a, "--shift-delay")) {
-      if (!(v = cli_value(PROG, argc, argv, &i)) || !cli_parse_double(PROG, a, v, 0, 10, &o->delay_s))
-        return false;
-    } else if (!strcmp(a, "--rows") || !strcmp(a, "--cols") || !strcmp(a, "--sweeps") ||
-               !strcmp(a, "--reps") || !strcmp(a, "--shift-reps")) {
-      /* rows * (cols + 2) doubles must fit an int count for MPI */
-      int64_t max = !strcmp(a, "--rows") || !strcmp(a, "--cols") ? 20000 : 100000;
-      if (!(v = cli_value(PROG, argc, argv, &i)) || !cli_parse_i64(PROG, a, v, 1, max, &n))
-        return false;
-      int *dst = !strcmp(a, "--rows")     ? &o->rows
-                 : !strcmp(a, "--cols")   ? &o->cols
-                 : !strcmp(a, "--sweeps") ? &o->sweeps
-                 : !strcmp(a, "--reps")   ? &o->reps
-                                          : &o->shift_reps;
-      *dst = (int)n;
-    } else {
-      cli_unknown(PROG, a);
-      return false;
-    }
-  }
-  return true;
+  /* rows * (cols + 2) doubles must fit an int count for MPI */
+  int64_t rows = o->rows, cols = o->cols, sweeps = o->sweeps, reps = o->reps,
+          shift_reps = o->shift_reps;
+  const cli_flag flags[] = {
+      CLI_INT("--rows", "N", &rows, 1, 20000,
+              "interior grid rows, split over the ranks (default 400)"),
+      CLI_INT("--cols", "M", &cols, 1, 20000, "interior columns: the pipelined loop (default 1000)"),
+      CLI_INT("--sweeps", "S", &sweeps, 1, 100000,
+              "timed sweeps per block size; the median is reported (default 5)"),
+      {.kind = CLI_KIND_DOUBLE, .name = "--omega", .metavar = "W", .dest = &o->omega, .dmin = 0,
+       .dmax = 2, .open_min = true, .open_max = true,
+       .help = "relaxation factor in (0, 2) (default 1.5)"},
+      CLI_CUSTOM("--block-size", "LIST", o, parse_sizes,
+                 "comma-separated block sizes in columns, 'auto' for the\n"
+                 "model's choice (default auto)"),
+      CLI_DOUBLE("--work-ns", "T", &o->work_ns, 0, 1e9,
+                 "emulated nanoseconds per point update, slept (default 0:\n"
+                 "real compute only)"),
+      CLI_DOUBLE("--shift-delay", "S", &o->delay_s, 0, 10,
+                 "emulated seconds added to every boundary shift (default 0);\n"
+                 "added to the measured t_fixed"),
+      CLI_INT("--reps", "R", &reps, 1, 100000, "timings of the local sweep for t_seq (default 5)"),
+      CLI_INT("--shift-reps", "R", &shift_reps, 1, 100000,
+              "message shifts for t_fixed and t_incr (default 20)"),
+      CLI_BOOL("--check", &o->check, "compare each result with a sequential sweep on rank 0"),
+      CLI_BOOL("--json", &o->json, "print one JSON object instead of the table"),
+      CLI_END};
+  const cli_program prog = {
+      .name = PROG,
+      .usage = "mpiexec -n P " PROG " [options]",
+      .description = "Pipelined SOR sweep with the block size chosen by Ballast's grain model.",
+      .flags = flags,
+      .epilog = "Exit status: 0, 1 if a result differs from the sequential one, 2 on bad flags."};
+  int rc = cli_parse(&prog, argc, argv);
+  if (rc != CLI_CONTINUE) return rc;
+  o->rows = (int)rows;
+  o->cols = (int)cols;
+  o->sweeps = (int)sweeps;
+  o->reps = (int)reps;
+  o->shift_reps = (int)shift_reps;
+  return CLI_CONTINUE;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -155,10 +138,9 @@ static void sequential(const opts *o, sor_grid *ref) {
 }
 
 int main(int argc, char **argv) {
-  for (int i = 1; i < argc; i++)
-    if (cli_help_or_version(PROG, argv[i], usage)) return 0;
   opts o;
-  if (!parse(argc, argv, &o)) return 2;
+  int prc = parse(argc, argv, &o);
+  if (prc != CLI_CONTINUE) return prc;
 
   MPI_Init(&argc, &argv);
   int rank, p;

@@ -47,9 +47,9 @@ typedef struct heat_opts {
   const char *trace, *plot;
 } heat_opts;
 
-/* Parse argv; on error print "ballast-heat: --flag: ..." and return false. */
-bool heat_parse(int argc, char **argv, heat_opts *o);
-void heat_usage(FILE *out);
+/* Parse argv (tools/common/cli.h): CLI_CONTINUE to run, otherwise the exit
+ * status after --help/--version (0) or an error naming the flag (1, 2). */
+int heat_parse(int argc, char **argv, heat_opts *o);
 const char *heat_load_name(heat_load_kind k);
 const char *heat_work_name(heat_work_mode m);
 

@@ -66,10 +66,9 @@ static int setup_config(const heat_opts *o, bal_rebalance_config *cfg) {
 }
 
 int main(int argc, char **argv) {
-  for (int i = 1; i < argc; i++)
-    if (cli_help_or_version(HEAT_PROG, argv[i], heat_usage)) return 0;
   heat_opts o;
-  if (!heat_parse(argc, argv, &o)) return 2;
+  int prc = heat_parse(argc, argv, &o);
+  if (prc != CLI_CONTINUE) return prc;
   if (o.ranks > 0 && !launch_under_mpirun())
     return launch_mpiexec(HEAT_PROG, BALLAST_MPIEXEC, BALLAST_MPIEXEC_OVERSUBSCRIBE, argc, argv,
                           o.ranks);

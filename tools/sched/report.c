@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "common/output.h"
 #include "sched_tool.h"
 
 static const char *model_name(int m) { return m == BAL_SCHED_WORST ? "worst" : "ideal"; }
@@ -133,11 +134,9 @@ void sched_print_json(const sched_opts *o, const bal_swf_trace *t, const bal_sch
 }
 
 bool sched_write_csv(const char *path, const bal_sched_result *r) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    fprintf(stderr, "%s: --jobs-csv %s: %s\n", SCHED_PROG, path, strerror(errno));
-    return false;
-  }
+  out_file out;
+  if (!out_open(&out, SCHED_PROG, "--jobs-csv", path)) return false;
+  FILE *f = out.f;
   size_t n;
   const bal_sched_job *jobs = bal_sched_result_jobs(r, &n);
   fprintf(f, "id,submit,start,end,nodes,procs,runtime,req_time,wait,response,slowdown,"
@@ -158,9 +157,5 @@ bool sched_write_csv(const char *path, const bal_sched_result *r) {
             fmax(1.0, resp / fmax((double)j->runtime, 10.0)), j->malleable, j->mates,
             j->times_mate);
   }
-  if (fclose(f) != 0) {
-    fprintf(stderr, "%s: --jobs-csv %s: %s\n", SCHED_PROG, path, strerror(errno));
-    return false;
-  }
-  return true;
+  return out_commit(&out);
 }

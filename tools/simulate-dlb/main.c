@@ -39,104 +39,95 @@ typedef struct opts {
   int nfwd;
 } opts;
 
-static void usage(FILE *out) {
-  fprintf(out,
-          "usage: ballast simulate-dlb --ranks N [options] [DLB_Bench options]\n\n"
-          "Runs DLB_Bench -- Ballast's real work-stealing code -- on N simulated MPI ranks of\n"
-          "a simulated cluster (SimGrid SMPI). Work is simulated time and task data beyond\n"
-          "the first 4 KiB is simulated traffic, so thousands of ranks with MB-sized\n"
-          "problems fit on one machine. Reported times are simulated seconds.\n\n"
-          "Machine (defaults: 28-core nodes on Omni-Path, 100 Gb/s, ~1 us):\n"
-          "  --ranks N               simulated MPI ranks (required)\n"
-          "  --cores-per-node C      ranks per node (default 28)\n"
-          "  --core-speed F          flop/s of a core, for cycles/byte (default 2.4e9)\n"
-          "  --latency S             node link latency, s (default 1e-6; two links per hop)\n"
-          "  --bandwidth B           node link bandwidth, bytes/s (default 12.5e9)\n"
-          "  --intra-latency S       latency between ranks of a node, s (default 3e-7)\n"
-          "  --intra-bandwidth B     bandwidth between ranks of a node, bytes/s (default 1e10)\n"
-          "  --probe-cost S          simulated cost of an MPI_Iprobe/MPI_Test, s (default 0)\n"
-          "  --smpi-cfg K:V          extra SimGrid setting (repeatable), e.g. smpi/test:2e-6\n"
-          "Output:\n"
-          "  --json                  print one JSON object (platform, simulation cost, DLB_Bench's)\n"
-          "  --csv FILE              append one row per policy to FILE (header if new)\n"
-          "  --keep-files            keep the generated platform and host files\n"
-          "  --help, --version\n\n"
-          "Every other option goes to DLB_Bench (see `ballast dlb-bench --help`): --policy,\n"
-          "--work-per-rank, --tasks-per-rank, --bytes-per-rank, --distribution, --seed, ...\n"
-          "Its work mode is always 'simulated'.\n");
+/* --smpi-cfg K:V, repeatable. */
+static bool parse_cfg(const char *v, void *dest, char *err, size_t n) {
+  opts *o = dest;
+  if (!strchr(v, ':')) {
+    snprintf(err, n, "expected KEY:VALUE, got '%s'", v);
+    return false;
+  }
+  if (o->ncfgs == MAX_ARGS) {
+    snprintf(err, n, "more than %d settings", MAX_ARGS);
+    return false;
+  }
+  o->cfgs[o->ncfgs++] = v;
+  return true;
 }
 
-static bool parse(int argc, char **argv, opts *o) {
+static bool parse_work_mode(const char *v, void *dest, char *err, size_t n) {
+  (void)dest;
+  if (!strcmp(v, "simulated")) return true;
+  snprintf(err, n, "only 'simulated' runs under SMPI, not '%s'", v);
+  return false;
+}
+
+/* Every argument that is not the launcher's own goes to DLB_Bench. */
+static bool forward(const char *arg, void *ctx) {
+  opts *o = ctx;
+  if (o->nfwd == MAX_ARGS) {
+    fprintf(stderr, PROG ": more than %d arguments for DLB_Bench\n", MAX_ARGS);
+    return false;
+  }
+  o->fwd[o->nfwd++] = arg;
+  return true;
+}
+
+static int parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
   o->plat = (sim_platform){0, 28, 2.4e9, 1e-6, 12.5e9, 3e-7, 1e10};
   /* Probing costs ~1 us at most, once per poll (1 ms slices): 0.1% of the
    * time, invisible in the results (0.958 vs 0.957 at 128 ranks), while
    * simulating each probe's cost is a quarter of the simulation's work. */
   o->probe_cost = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v;
-    int64_t n;
-#define VAL() \
-  if (!(v = cli_value(PROG, argc, argv, &i))) return false
-    if (!strcmp(a, "--json")) {
-      o->json = true;
-    } else if (!strcmp(a, "--keep-files")) {
-      o->keep = true;
-    } else if (!strcmp(a, "--ranks")) {
-      VAL();
-      if (!cli_parse_i64(PROG, a, v, 1, 1 << 20, &n)) return false;
-      o->plat.ranks = n;
-    } else if (!strcmp(a, "--cores-per-node")) {
-      VAL();
-      if (!cli_parse_i64(PROG, a, v, 1, 1 << 16, &n)) return false;
-      o->plat.cores_per_node = n;
-    } else if (!strcmp(a, "--core-speed")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 1, 1e15, &o->plat.core_speed)) return false;
-    } else if (!strcmp(a, "--latency")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 0, 10, &o->plat.latency)) return false;
-    } else if (!strcmp(a, "--bandwidth")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 1, 1e15, &o->plat.bandwidth)) return false;
-    } else if (!strcmp(a, "--intra-latency")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 0, 10, &o->plat.intra_latency)) return false;
-    } else if (!strcmp(a, "--intra-bandwidth")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 1, 1e15, &o->plat.intra_bandwidth)) return false;
-    } else if (!strcmp(a, "--probe-cost")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 0, 1, &o->probe_cost)) return false;
-    } else if (!strcmp(a, "--smpi-cfg")) {
-      VAL();
-      if (!strchr(v, ':') || o->ncfgs == MAX_ARGS) {
-        fprintf(stderr, PROG ": --smpi-cfg: expected KEY:VALUE, got '%s'\n", v);
-        return false;
-      }
-      o->cfgs[o->ncfgs++] = v;
-    } else if (!strcmp(a, "--csv")) {
-      VAL();
-      o->csv = v;
-    } else if (!strcmp(a, "--work-mode")) {
-      VAL();
-      if (strcmp(v, "simulated") != 0) {
-        fprintf(stderr, PROG ": --work-mode: only 'simulated' runs under SMPI\n");
-        return false;
-      }
-    } else {
-      if (o->nfwd == MAX_ARGS) {
-        fprintf(stderr, PROG ": too many arguments\n");
-        return false;
-      }
-      o->fwd[o->nfwd++] = a;
-    }
-  }
-  if (o->plat.ranks == 0) {
-    fprintf(stderr, PROG ": --ranks: required (number of simulated ranks)\n");
-    return false;
-  }
-  return true;
+  int64_t ranks = 0, cores = o->plat.cores_per_node;
+  bool ranks_given = false;
+  const cli_flag flags[] = {
+      CLI_SECTION("Machine (defaults: 28-core nodes on Omni-Path, 100 Gb/s, ~1 us):"),
+      {.kind = CLI_KIND_INT, .name = "--ranks", .metavar = "N", .dest = &ranks,
+       .given = &ranks_given, .imin = 1, .imax = 1 << 20,
+       .help = "simulated MPI ranks (required)"},
+      CLI_INT("--cores-per-node", "C", &cores, 1, 1 << 16, "ranks per node (default 28)"),
+      CLI_DOUBLE("--core-speed", "F", &o->plat.core_speed, 1, 1e15,
+                 "flop/s of a core, for cycles/byte (default 2.4e9)"),
+      CLI_DOUBLE("--latency", "S", &o->plat.latency, 0, 10,
+                 "node link latency, s (default 1e-6; two links per hop)"),
+      CLI_DOUBLE("--bandwidth", "B", &o->plat.bandwidth, 1, 1e15,
+                 "node link bandwidth, bytes/s (default 12.5e9)"),
+      CLI_DOUBLE("--intra-latency", "S", &o->plat.intra_latency, 0, 10,
+                 "latency between ranks of a node, s (default 3e-7)"),
+      CLI_DOUBLE("--intra-bandwidth", "B", &o->plat.intra_bandwidth, 1, 1e15,
+                 "bandwidth between ranks of a node, bytes/s (default 1e10)"),
+      CLI_DOUBLE("--probe-cost", "S", &o->probe_cost, 0, 1,
+                 "simulated cost of an MPI_Iprobe/MPI_Test, s (default 0)"),
+      CLI_CUSTOM("--smpi-cfg", "K:V", o, parse_cfg,
+                 "extra SimGrid setting (repeatable), e.g. smpi/test:2e-6"),
+      CLI_CUSTOM("--work-mode", "M", NULL, parse_work_mode,
+                 "DLB_Bench's work mode: only 'simulated' (the default)"),
+      CLI_SECTION("Output:"),
+      CLI_BOOL("--json", &o->json, "print one JSON object (platform, simulation cost, DLB_Bench's)"),
+      CLI_PATH("--csv", "FILE", &o->csv, "append one row per policy to FILE (header if new)"),
+      CLI_BOOL("--keep-files", &o->keep, "keep the generated platform and host files"),
+      CLI_END};
+  const cli_program prog = {
+      .name = PROG,
+      .usage = "ballast simulate-dlb --ranks N [options] [DLB_Bench options]",
+      .description =
+          "Runs DLB_Bench -- Ballast's real work-stealing code -- on N simulated MPI ranks of\n"
+          "a simulated cluster (SimGrid SMPI). Work is simulated time and task data beyond\n"
+          "the first 4 KiB is simulated traffic, so thousands of ranks with MB-sized\n"
+          "problems fit on one machine. Reported times are simulated seconds.",
+      .flags = flags,
+      .epilog = "Every other option goes to DLB_Bench (see `ballast dlb-bench --help`): --policy,\n"
+                "--work-per-rank, --tasks-per-rank, --bytes-per-rank, --distribution, --seed, ...",
+      .other = forward,
+      .other_ctx = o};
+  int rc = cli_parse(&prog, argc, argv);
+  if (rc != CLI_CONTINUE) return rc;
+  o->plat.ranks = ranks;
+  o->plat.cores_per_node = cores;
+  if (!ranks_given)
+    return cli_usage_error(PROG, "--ranks: required (number of simulated ranks)");
+  return CLI_CONTINUE;
 }
 
 /* Directory of this program, where ballast-dlb-bench-smpi is installed too. */
@@ -315,10 +306,9 @@ static void print_table(const opts *o, const dlb_output *dlb, const run_cost *co
 }
 
 int main(int argc, char **argv) {
-  for (int i = 1; i < argc; i++)
-    if (cli_help_or_version(PROG, argv[i], usage)) return 0;
   opts o;
-  if (!parse(argc, argv, &o)) return 2;
+  int prc = parse(argc, argv, &o);
+  if (prc != CLI_CONTINUE) return prc;
   char exe[PATH_MAX];
   if (!sibling("ballast-dlb-bench-smpi", exe, sizeof exe)) {
     fprintf(stderr, PROG ": ballast-dlb-bench-smpi is not next to this program "

@@ -1,0 +1,127 @@
+#include "output.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The directory part of path ("." when it has none). */
+static void dir_of(const char *path, char *dir, size_t n) {
+  const char *slash = strrchr(path, '/');
+  if (!slash)
+    snprintf(dir, n, ".");
+  else if (slash == path)
+    snprintf(dir, n, "/");
+  else
+    snprintf(dir, n, "%.*s", (int)(slash - path), path);
+}
+
+static bool writable_dir(const char *prog, const char *flag, const char *shown,
+                         const char *dir) {
+  struct stat sb;
+  if (stat(dir, &sb) != 0) {
+    fprintf(stderr, "%s: %s: %s: directory %s: %s\n", prog, flag, shown, dir, strerror(errno));
+    return false;
+  }
+  if (!S_ISDIR(sb.st_mode)) {
+    fprintf(stderr, "%s: %s: %s: %s is not a directory\n", prog, flag, shown, dir);
+    return false;
+  }
+  if (access(dir, W_OK | X_OK) != 0) {
+    fprintf(stderr, "%s: %s: %s: directory %s: %s\n", prog, flag, shown, dir, strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+bool out_check_dir(const char *prog, const char *flag, const char *path) {
+  char dir[4096];
+  struct stat sb;
+  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    fprintf(stderr, "%s: %s: %s is a directory, not a file\n", prog, flag, path);
+    return false;
+  }
+  dir_of(path, dir, sizeof dir);
+  return writable_dir(prog, flag, path, dir);
+}
+
+bool out_check_dir_itself(const char *prog, const char *flag, const char *dir) {
+  struct stat sb;
+  if (stat(dir, &sb) == 0) return writable_dir(prog, flag, dir, dir);
+  char parent[4096];
+  dir_of(dir, parent, sizeof parent);
+  return writable_dir(prog, flag, dir, parent);
+}
+
+static bool make_temp(out_file *o, const char *prog, const char *flag, const char *path) {
+  o->prog = prog;
+  o->flag = flag;
+  o->f = NULL;
+  char dir[4096];
+  dir_of(path, dir, sizeof dir);
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  int n = snprintf(o->path, sizeof o->path, "%s", path);
+  int m = snprintf(o->tmp, sizeof o->tmp, "%s/.%s.XXXXXX", dir, base);
+  if (n < 0 || (size_t)n >= sizeof o->path || m < 0 || (size_t)m >= sizeof o->tmp) {
+    fprintf(stderr, "%s: %s: %s: the name is too long\n", prog, flag, path);
+    return false;
+  }
+  int fd = mkstemp(o->tmp);
+  if (fd < 0) {
+    fprintf(stderr, "%s: %s: %s: %s\n", prog, flag, path, strerror(errno));
+    return false;
+  }
+  /* mkstemp makes the file private (0600); the output gets the mode a
+   * plain fopen() would give it. The tools are single-threaded here. */
+  mode_t mask = umask(0);
+  umask(mask);
+  if (fchmod(fd, 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
+    fprintf(stderr, "%s: %s: %s: %s\n", prog, flag, path, strerror(errno));
+    close(fd);
+    unlink(o->tmp);
+    return false;
+  }
+  return true;
+}
+
+bool out_open(out_file *o, const char *prog, const char *flag, const char *path) {
+  return make_temp(o, prog, flag, path);
+}
+
+bool out_reserve(out_file *o, const char *prog, const char *flag, const char *path) {
+  if (!make_temp(o, prog, flag, path)) return false;
+  fclose(o->f); /* nothing written yet: cannot fail to flush */
+  o->f = NULL;
+  return true;
+}
+
+bool out_commit(out_file *o) {
+  int err = 0;
+  bool reserved = !o->f;
+  if (o->f) {
+    if (fflush(o->f) != 0 || ferror(o->f)) err = errno ? errno : EIO;
+    if (fclose(o->f) != 0 && !err) err = errno ? errno : EIO;
+    o->f = NULL;
+  }
+  struct stat sb;
+  if (!err && reserved && (stat(o->tmp, &sb) != 0 || sb.st_size == 0)) {
+    fprintf(stderr, "%s: %s: %s: nothing was written\n", o->prog, o->flag, o->path);
+    unlink(o->tmp);
+    return false;
+  }
+  if (!err && rename(o->tmp, o->path) != 0) err = errno;
+  if (err) {
+    fprintf(stderr, "%s: %s: %s: %s\n", o->prog, o->flag, o->path, strerror(err));
+    unlink(o->tmp);
+    return false;
+  }
+  return true;
+}
+
+void out_discard(out_file *o) {
+  if (o->f) fclose(o->f);
+  o->f = NULL;
+  unlink(o->tmp);
+}
