@@ -6,6 +6,7 @@
  * the cost of the simulation (wall time, peak memory). Times inside the
  * simulation (efficiency, resolution) are simulated seconds. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <limits.h>
 #include <math.h>
@@ -21,6 +22,7 @@
 
 #include "common/cli.h"
 #include "common/json.h"
+#include "common/launch.h"
 #include "memwatch.h"
 #include "platform.h"
 #include "result.h"
@@ -151,22 +153,17 @@ typedef struct run_cost {
 /* Run argv with stdout captured into *out (malloc'd, NUL-terminated). */
 static bool run_capture(char **argv, char **out, run_cost *cost) {
   int fd[2];
-  if (pipe(fd) != 0) return false;
+  if (pipe2(fd, O_CLOEXEC) != 0) return false; /* only the child's stdout stays open in it */
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  pid_t pid = fork();
-  if (pid < 0) return false;
-  if (pid == 0) {
-    setpgid(0, 0); /* its own group, so that memwatch finds all of it */
-    dup2(fd[1], STDOUT_FILENO);
-    close(fd[0]);
-    close(fd[1]);
-    execv(argv[0], argv);
-    fprintf(stderr, PROG ": cannot run %s: %s\n", argv[0], strerror(errno));
-    _exit(127);
-  }
+  /* Its own process group, so that memwatch finds all of it and a signal
+   * to this program reaches all of it (launch.h). */
+  pid_t pid = launch_spawn(PROG, argv, fd[1]);
   close(fd[1]);
-  setpgid(pid, pid); /* as the child does: whichever runs first */
+  if (pid < 0) {
+    close(fd[0]);
+    return false;
+  }
   double peak = 0, next_sample = 0;
   size_t len = 0, cap = 1 << 16;
   char *buf = malloc(cap);
@@ -204,13 +201,11 @@ static bool run_capture(char **argv, char **out, run_cost *cost) {
     if (buf) len += (size_t)r;
   }
   close(fd[0]);
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
+  int status = launch_wait(pid);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   cost->wall_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   cost->peak_mb = peak;
-  cost->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  cost->status = status;
   if (!buf) return false;
   buf[len] = '\0';
   *out = buf;
@@ -388,6 +383,8 @@ int main(int argc, char **argv) {
   } else {
     fprintf(stderr, PROG ": platform and host files kept in %s\n", dir);
   }
+  if (launch_signal()) free(text);
+  launch_die(); /* stopped by a signal: the simulation has ended, die of it */
   dlb_output dlb;
   bool parsed = ran && text && dlb_output_parse(text, &dlb);
   bool ok = parsed && cost.status == 0;
