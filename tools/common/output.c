@@ -1,6 +1,7 @@
 #include "output.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,8 +43,16 @@ bool out_check_dir(const char *prog, const char *flag, const char *path) {
     fprintf(stderr, "%s: %s: %s is a directory, not a file\n", prog, flag, path);
     return false;
   }
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) { /* a device or pipe, written in place */
+    if (access(path, W_OK) == 0) return true;
+    fprintf(stderr, "%s: %s: %s: %s\n", prog, flag, path, strerror(errno));
+    return false;
+  }
+  char real[PATH_MAX];
+  const char *shown = path;
+  if (stat(path, &sb) == 0 && realpath(path, real)) path = real; /* links are written through */
   dir_of(path, dir, sizeof dir);
-  return writable_dir(prog, flag, path, dir);
+  return writable_dir(prog, flag, shown, dir);
 }
 
 bool out_check_dir_itself(const char *prog, const char *flag, const char *dir) {
@@ -58,6 +67,32 @@ static bool make_temp(out_file *o, const char *prog, const char *flag, const cha
   o->prog = prog;
   o->flag = flag;
   o->f = NULL;
+  o->direct = false;
+  o->tmp[0] = '\0';
+  struct stat sb;
+  char real[PATH_MAX];
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    /* A device or pipe (/dev/stdout, a FIFO): written in place, since
+     * renaming over it would replace the node itself. */
+    o->direct = true;
+    snprintf(o->path, sizeof o->path, "%s", path);
+    snprintf(o->tmp, sizeof o->tmp, "%s", path);
+    return true;
+  }
+  /* An existing symbolic link is written through, not replaced. */
+  if (stat(path, &sb) == 0 && realpath(path, real)) {
+    path = real;
+  } else if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) { /* to a file yet to be made */
+    char target[PATH_MAX], dir[PATH_MAX];
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n > 0) {
+      target[n] = '\0';
+      dir_of(path, dir, sizeof dir);
+      int w = target[0] == '/' ? snprintf(real, sizeof real, "%s", target)
+                               : snprintf(real, sizeof real, "%s/%s", dir, target);
+      if (w > 0 && (size_t)w < sizeof real) path = real;
+    }
+  }
   char dir[4096];
   dir_of(path, dir, sizeof dir);
   const char *base = strrchr(path, '/');
@@ -87,11 +122,17 @@ static bool make_temp(out_file *o, const char *prog, const char *flag, const cha
 }
 
 bool out_open(out_file *o, const char *prog, const char *flag, const char *path) {
-  return make_temp(o, prog, flag, path);
+  if (!make_temp(o, prog, flag, path)) return false;
+  if (o->direct && !(o->f = fopen(o->path, "w"))) {
+    fprintf(stderr, "%s: %s: %s: %s\n", prog, flag, o->path, strerror(errno));
+    return false;
+  }
+  return true;
 }
 
 bool out_reserve(out_file *o, const char *prog, const char *flag, const char *path) {
   if (!make_temp(o, prog, flag, path)) return false;
+  if (o->direct) return true; /* the other program writes to the node itself */
   fclose(o->f); /* nothing written yet: cannot fail to flush */
   o->f = NULL;
   return true;
@@ -104,6 +145,10 @@ bool out_commit(out_file *o) {
     if (fflush(o->f) != 0 || ferror(o->f)) err = errno ? errno : EIO;
     if (fclose(o->f) != 0 && !err) err = errno ? errno : EIO;
     o->f = NULL;
+  }
+  if (o->direct) {
+    if (err) fprintf(stderr, "%s: %s: %s: %s\n", o->prog, o->flag, o->path, strerror(err));
+    return !err;
   }
   struct stat sb;
   if (!err && reserved && (stat(o->tmp, &sb) != 0 || sb.st_size == 0)) {
@@ -123,5 +168,5 @@ bool out_commit(out_file *o) {
 void out_discard(out_file *o) {
   if (o->f) fclose(o->f);
   o->f = NULL;
-  unlink(o->tmp);
+  if (!o->direct && o->tmp[0]) unlink(o->tmp);
 }

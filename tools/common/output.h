@@ -2,7 +2,9 @@
  * file is written under a temporary name in its destination directory and
  * renamed over the destination only when every byte is out, so a failed
  * run leaves no partial file; and the directory is checked before the work
- * that fills it. Messages name the flag: "PROG: FLAG: PATH: reason". */
+ * that fills it. A destination that exists and is not a regular file
+ * (/dev/stdout, a FIFO) is written in place; a symbolic link is written
+ * through. Messages name the flag: "PROG: FLAG: PATH: reason". */
 #ifndef BALLAST_TOOLS_OUTPUT_H
 #define BALLAST_TOOLS_OUTPUT_H
 
@@ -22,6 +24,7 @@ typedef struct out_file {
   char path[4096]; /* the destination */
   char tmp[4096];  /* the temporary file beside it */
   FILE *f;         /* open on tmp after out_open(); NULL after out_reserve() */
+  bool direct;     /* the destination is a device or pipe: written in place */
 } out_file;
 
 /* Create the temporary file beside `path` and open it for writing in o->f.

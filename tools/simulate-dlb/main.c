@@ -23,6 +23,7 @@
 #include "common/cli.h"
 #include "common/json.h"
 #include "common/launch.h"
+#include "common/output.h"
 #include "memwatch.h"
 #include "platform.h"
 #include "result.h"
@@ -129,6 +130,9 @@ static int parse(int argc, char **argv, opts *o) {
   o->plat.cores_per_node = cores;
   if (!ranks_given)
     return cli_usage_error(PROG, "--ranks: required (number of simulated ranks)");
+  /* --csv appends rows (several runs build one table), so it is not
+   * written whole; its directory is still checked before the simulation. */
+  if (o->csv && !out_check_dir(PROG, "--csv", o->csv)) return 1;
   return CLI_CONTINUE;
 }
 
