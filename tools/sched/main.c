@@ -172,6 +172,8 @@ int main(int argc, char **argv) {
   }
   if (!rc) {
     const bal_sched_summary *s = bal_sched_result_summary(res);
+    if (s->jobs == 0)
+      fprintf(stderr, "%s: warning: %s: no job to simulate, nothing to measure\n", PROG, o.trace);
     if (o.json) sched_print_json(&o, trace, s, &tm);
     else sched_print_table(&o, trace, s, &tm);
     if (o.jobs_csv && !sched_write_csv(o.jobs_csv, res)) rc = 1;

@@ -397,6 +397,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, PROG ": the simulation failed (exit status %d%s)\n", cost.status,
             !parsed ? ", no DLB_Bench result" : "");
   if (o.json) print_json(&o, parsed ? text : NULL, &cost, ok);
+  /* DLB_Bench refused a flag passed on to it: a usage error here too. */
+  if (!parsed && cost.status == 2) {
+    free(text);
+    return 2;
+  }
   if (parsed) {
     if (!o.json) print_table(&o, &dlb, &cost);
     if (o.csv && !append_csv(&o, &dlb, &cost)) ok = false;
