@@ -1,4 +1,4 @@
-/* ballast-dlb-bench: DLB_Bench (seed 000 §5.1) on the steal module.
+/* ballast-dlb-bench: DLB_Bench ([Fontenaille 2018] §5.1) on the steal module.
  * Each rank owns a share of independent tasks given by a distribution,
  * every task "works" for a drawn duration (spin, sleep or simulated), all
  * ranks run them with bal_steal_run(), and each owner checks every result
@@ -291,7 +291,7 @@ typedef struct run_out {
 /* One iteration on the balancer c->s: add this rank's tasks, run, check
  * every result. The sharing baseline's estimate is prev_work, the measured
  * work of this rank's own tasks in the previous iteration (what YALES2
- * forms its groups from, seed 000 §5.2), or with no previous iteration
+ * forms its groups from, [Fontenaille 2018] §5.2), or with no previous iteration
  * (prev_work < 0) their true work, blurred by --estimate-error as a
  * prediction is. *own_work gets this iteration's measured work of them;
  * rank 0 gets the reduced figures in *out and, if `final` (the same on

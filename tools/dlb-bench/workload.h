@@ -1,5 +1,5 @@
 /* DLB_Bench workload: how many tasks each rank owns and how long each task
- * works, as in seed 000 §5.1. A pure function of the parameters and the
+ * works, as in [Fontenaille 2018] §5.1. A pure function of the parameters and the
  * seed, so every rank computes the same distribution without talking. */
 #ifndef DLB_WORKLOAD_H
 #define DLB_WORKLOAD_H

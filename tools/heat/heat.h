@@ -1,9 +1,9 @@
 /* ballast-heat: a 2-D Jacobi heat solver over MPI whose grid rows are the
- * work items of bal_rebalance (issue 6). Shared declarations of its files:
+ * work items of bal_rebalance. Shared declarations of its files:
  *   opts.c    command line
  *   grid.c    the local rows, the rebalance callbacks, the sweep, checksums
  *   halo.c    who owns which row, and the halo exchange that follows from it
- *   load.c    the artificial competing load (seed 002 §3)
+ *   load.c    the artificial competing load ([Siegell 1997] §3)
  *   trace.c   per-interaction trace of the observed rank, CSV and PNG
  *   report.c  efficiency and the --json / table output
  *   main.c    the iteration loop */

@@ -1,7 +1,7 @@
 /* ballast-heat: 2-D Jacobi heat diffusion over MPI, rows balanced by
- * bal_rebalance against an artificial competing load (seed 002).
+ * bal_rebalance against an artificial competing load ([Siegell 1997]).
  *
- * Efficiency (seed 002 §3): productive time / available time, where
+ * Efficiency ([Siegell 1997] §3): productive time / available time, where
  *   productive = the sequential time on one dedicated processor
  *              = iterations x the dedicated time of one sweep over all ny
  *                rows (sleep mode: ny x --row-time, the emulated cost;

@@ -1,6 +1,6 @@
 /* What the balancer saw on one rank, one sample per interaction: the rows
  * it held, its raw and filtered rate, and whether the load was on — the
- * data of seed 002's Figs. 22-24 — as CSV and as a gnuplot PNG. */
+ * data of [Siegell 1997] Figs. 22-24 — as CSV and as a gnuplot PNG. */
 #include <stdlib.h>
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-/* ballast-sched --plot: the pictures of seed 003's evaluation. Figs. 4-6:
+/* ballast-sched --plot: the pictures of the evaluation of [D'Amico 2019]. Figs. 4-6:
  * heatmaps of baseline / run ratios of average slowdown, runtime and wait by
  * job size (nodes) x runtime category; Fig. 7: average slowdown per day of
  * both runs with the count of malleable starts per day. Data files are
