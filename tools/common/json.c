@@ -114,9 +114,14 @@ void json_double(json_writer *j, const char *key, double value) {
     return;
   }
   /* json-c's own format ("%.17g" and a ".0" for whole numbers) is exact
-   * but long; the shortest precision that reads back the same is too. */
+   * but long; the shortest precision that reads back the same is too.
+   * It starts at the digits of the integer part, so that 100 is "100" and
+   * not "1e+02". */
   char text[32];
-  for (int prec = 1; prec <= 17; prec++) {
+  double mag = fabs(value);
+  int first = mag >= 1 ? (int)floor(log10(mag)) + 1 : 1;
+  if (first > 17) first = 17;
+  for (int prec = first; prec <= 17; prec++) {
     snprintf(text, sizeof text, "%.*g", prec, value);
     if (strtod(text, NULL) == value) break;
   }
