@@ -11,12 +11,16 @@
 #include <string.h>
 
 int cli_usage_error(const char *prog, const char *fmt, ...) {
+  char msg[1024];
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "%s: ", prog);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  /* One line whatever the arguments hold: a value with a newline or other
+   * control character is shown with '?' in its place. */
+  for (char *c = msg; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+  fprintf(stderr, "%s: %s\n", prog, msg);
   return 2;
 }
 

@@ -117,7 +117,8 @@ int cli_parse(const cli_program *p, int argc, char **argv);
 /* Print the generated help of p. */
 void cli_help(const cli_program *p, FILE *out);
 
-/* Print "PROG: " and the formatted message as one line on stderr; returns
+/* Print "PROG: " and the formatted message as one line on stderr (control
+ * characters, such as a newline in a quoted value, shown as '?'); returns
  * 2, the exit status of a usage error (for checks after cli_parse()). */
 int cli_usage_error(const char *prog, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
