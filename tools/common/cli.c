@@ -135,7 +135,19 @@ static const cli_flag *find(const cli_flag *flags, const char *name, size_t len)
 
 static bool is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
 
+/* At exit: a table or --json that did not reach stdout (a full disk, a
+ * closed pipe) is a failed run, not a success (gnulib's close_stdout). */
+static const char *exit_prog;
+static void close_stdout(void) {
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "%s: cannot write the standard output: %s\n", exit_prog, strerror(errno));
+    _Exit(1);
+  }
+}
+
 int cli_parse(const cli_program *p, int argc, char **argv) {
+  if (!exit_prog) atexit(close_stdout);
+  exit_prog = p->name;
   /* --help and --version win wherever they are (before "--"), even after
    * a bad value: asking for help is never an error. */
   for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {

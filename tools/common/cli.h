@@ -111,7 +111,8 @@ typedef struct cli_program {
 
 /* Read argv against p->flags. Returns CLI_CONTINUE when the program should
  * run, 0 after printing --help or --version (to stdout), or 2 after
- * printing a usage error (one line, to stderr). */
+ * printing a usage error (one line, to stderr). Also makes the program exit
+ * with status 1 if what it wrote to stdout could not all be written. */
 int cli_parse(const cli_program *p, int argc, char **argv);
 
 /* Print the generated help of p. */

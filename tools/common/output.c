@@ -63,6 +63,23 @@ bool out_check_dir_itself(const char *prog, const char *flag, const char *dir) {
   return writable_dir(prog, flag, dir, parent);
 }
 
+/* The process's umask, read without setting it: umask() can only be
+ * read by changing it, which other threads (MPI's) would see meanwhile. */
+static mode_t current_umask(void) {
+  mode_t mask = 022;
+  FILE *f = fopen("/proc/self/status", "r");
+  if (!f) return mask;
+  char line[256];
+  unsigned m;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "Umask: %o", &m) == 1) {
+      mask = (mode_t)m;
+      break;
+    }
+  fclose(f);
+  return mask;
+}
+
 static bool make_temp(out_file *o, const char *prog, const char *flag, const char *path) {
   o->prog = prog;
   o->flag = flag;
@@ -106,16 +123,16 @@ static bool make_temp(out_file *o, const char *prog, const char *flag, const cha
   int fd = mkstemp(o->tmp);
   if (fd < 0) {
     fprintf(stderr, "%s: %s: %s: %s\n", prog, flag, path, strerror(errno));
+    o->tmp[0] = '\0';
     return false;
   }
   /* mkstemp makes the file private (0600); the output gets the mode a
-   * plain fopen() would give it. The tools are single-threaded here. */
-  mode_t mask = umask(0);
-  umask(mask);
-  if (fchmod(fd, 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
+   * plain fopen() would give it. */
+  if (fchmod(fd, 0666 & ~current_umask()) != 0 || !(o->f = fdopen(fd, "w"))) {
     fprintf(stderr, "%s: %s: %s: %s\n", prog, flag, path, strerror(errno));
     close(fd);
     unlink(o->tmp);
+    o->tmp[0] = '\0';
     return false;
   }
   return true;
@@ -142,6 +159,7 @@ bool out_commit(out_file *o) {
   int err = 0;
   bool reserved = !o->f;
   if (o->f) {
+    errno = 0;
     if (fflush(o->f) != 0 || ferror(o->f)) err = errno ? errno : EIO;
     if (fclose(o->f) != 0 && !err) err = errno ? errno : EIO;
     o->f = NULL;
