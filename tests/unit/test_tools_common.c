@@ -216,17 +216,21 @@ static void test_json(void **state) {
   free(s);
 }
 
+/* The i-th of a fixed sequence of doubles of every magnitude (the bits of
+ * xorshift64 draws; some are NaN or infinite). */
+static double some_double(uint64_t *x) {
+  *x ^= *x << 13;
+  *x ^= *x >> 7;
+  *x ^= *x << 17;
+  double d;
+  memcpy(&d, x, sizeof d);
+  return d;
+}
+
 static void fill_doubles(json_writer *j) {
   json_array_begin(j, NULL);
-  uint64_t x = 88172645463325252ull; /* xorshift64: doubles of every magnitude */
-  for (int i = 0; i < 2000; i++) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    double d;
-    memcpy(&d, &x, sizeof d);
-    json_double(j, NULL, d);
-  }
+  uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < 2000; i++) json_double(j, NULL, some_double(&x));
   json_array_end(j);
 }
 
@@ -236,11 +240,7 @@ static void test_json_doubles_round_trip(void **state) {
   uint64_t x = 88172645463325252ull;
   char *p = s + 1;
   for (int i = 0; i < 2000; i++) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    double d;
-    memcpy(&d, &x, sizeof d);
+    double d = some_double(&x);
     if (!isfinite(d)) {
       assert_memory_equal(p, "null", 4);
       p += 4;
