@@ -34,10 +34,7 @@ static void usage(FILE *out) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    usage(stderr);
-    return 2;
-  }
+  if (argc < 2) return cli_usage_error("ballast", "missing COMMAND (see --help)");
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     usage(stdout);
     return 0;
@@ -46,10 +43,8 @@ int main(int argc, char **argv) {
     cli_print_version("ballast");
     return 0;
   }
-  if (argv[1][0] == '-' || strchr(argv[1], '/')) {
-    cli_unknown("ballast", argv[1]);
-    return 2;
-  }
+  if (argv[1][0] == '-' || strchr(argv[1], '/') || !argv[1][0])
+    return cli_usage_error("ballast", "unknown flag or command '%s' (see --help)", argv[1]);
   char prog[PATH_MAX + 64];
   char self[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);

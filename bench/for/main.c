@@ -1,7 +1,7 @@
 /* ballast-for-bench: bal_for against OpenMP (static, dynamic,1,
  * dynamic,chunk, guided) and TBB parallel_for (auto partitioner) on uniform
  * tiny bodies and four skewed cost profiles, with spinning (CPU-bound) and
- * sleeping (CPU-contention-immune) bodies. See usage() and
+ * sleeping (CPU-contention-immune) bodies. See parse_args() and
  * docs/BENCHMARKS.md. */
 #include <ballast/version.h>
 #include <math.h>
@@ -15,11 +15,68 @@
 #include "common/cli.h"
 #include "schedules.h"
 
-static void usage(FILE *out) {
-  fprintf(out,
-          "usage: " PROG " [OPTIONS]\n"
-          "\n"
-          "Compare bal_for with OpenMP schedule(static), (dynamic,1), (dynamic,C), (guided)\n"
+
+static bool parse_mode(const char *v, void *dest, char *err, size_t n) {
+  options *o = dest;
+  bool spin = !strcmp(v, "spin"), sleep = !strcmp(v, "sleep"), both = !strcmp(v, "both");
+  if (!spin && !sleep && !both) {
+    snprintf(err, n, "'%s' is not spin, sleep or both", v);
+    return false;
+  }
+  o->modes[MODE_SPIN] = spin || both;
+  o->modes[MODE_SLEEP] = sleep || both;
+  return true;
+}
+
+static bool parse_workload(const char *v, void *dest, char *err, size_t n) {
+  options *o = dest;
+  workload_id w;
+  if (!strcmp(v, "all"))
+    o->workload = -1;
+  else if (workload_parse(v, &w))
+    o->workload = (int)w;
+  else {
+    snprintf(err, n, "'%s' is not uniform, ramp, bump, exp, heavy or all", v);
+    return false;
+  }
+  return true;
+}
+
+static int parse_args(int argc, char **argv, options *o) {
+  const cli_flag flags[] = {
+      CLI_INT("--threads", "P", &o->threads, 1, BAL_POOL_MAX_THREADS,
+              "threads for every schedule (default: bal_pool_create(0):\n"
+              "BALLAST_NUM_THREADS or the CPUs)"),
+      CLI_CUSTOM("--mode", "M", o, parse_mode,
+                 "spin, sleep or both (default both: spin on all five\n"
+                 "workloads, sleep on the four skewed ones)"),
+      CLI_CUSTOM("--workload", "W", o, parse_workload,
+                 "uniform, ramp, bump, exp, heavy or all (default all)"),
+      CLI_INT("--items", "N", &o->items, WORKLOAD_MIN_ITEMS, INT64_C(1) << 31,
+              "items of the skewed spin workloads (default 100000)"),
+      CLI_DOUBLE("--spin-mean-ns", "X", &o->spin_mean_ns, 1, 1e7,
+                 "mean item cost in spin mode (default 1000)"),
+      CLI_INT("--tiny-items", "N", &o->tiny_items, 1, INT64_C(1) << 40,
+              "items of the uniform workload (default 33554432)"),
+      CLI_INT("--sleep-items", "N", &o->sleep_items, WORKLOAD_MIN_ITEMS, 1000000,
+              "items of the sleep workloads (default 150)"),
+      CLI_DOUBLE("--sleep-mean-us", "X", &o->sleep_mean_us, 1000, 1e6,
+                 "mean item cost in sleep mode, >= 1000 so that every\n"
+                 "item sleeps >= 200 us (default 4000, see Modes)"),
+      CLI_INT("--chunk", "C", &o->chunk, 1, INT64_C(1) << 40,
+              "OpenMP dynamic,C chunk (default items / (64 P), >= 1)"),
+      CLI_INT("--grain", "G", &o->grain, 0, INT64_C(1) << 40, "bal_for grain (default 0: adaptive)"),
+      CLI_INT("--reps", "R", &o->reps, 1, MAX_REPS, "interleaved rounds per workload (default 9)"),
+      CLI_INT("--pause-ms", "T", &o->pause_ms, 0, 10000,
+              "pause before each timed run (default 30)"),
+      CLI_UINT("--seed", "S", &o->seed,
+               "seed of the exp workload and of the run order (default 1)"),
+      CLI_BOOL("--json", &o->json, "print one JSON object (parameters and results)"),
+      CLI_END};
+  const cli_program prog = {
+      .name = PROG,
+      .usage = PROG " [OPTIONS]",
+      .description = "Compare bal_for with OpenMP schedule(static), (dynamic,1), (dynamic,C), (guided)\n"
           "(libgomp) and TBB parallel_for (auto_partitioner, in a task_arena of P threads).\n"
           "Every schedule runs the same inlined per-item kernel and the same thread count.\n"
           "\n"
@@ -27,7 +84,7 @@ static void usage(FILE *out) {
           "and no item below 0.2 M):\n"
           "  uniform  tiny bodies: one dependent multiply-xor (~1-2 ns), spin mode only\n"
           "  ramp     cost rises linearly from 0.2 M to 1.8 M\n"
-          "  bump     gaussian bump: the central 10%% of items carry 70%% of the cost\n"
+          "  bump     gaussian bump: the central 10% of items carry 70% of the cost\n"
           "  exp      0.2 M + 0.8 M x exponential(1) random costs\n"
           "  heavy    item 0 holds half of the total work, the others share the rest\n"
           "\n"
@@ -43,7 +100,7 @@ static void usage(FILE *out) {
           "         Even so, a sleep on this VM overshoots by ~50-100 us when the CPU\n"
           "         was idle (wake-up latency; measured at start and printed as\n"
           "         'sleep overshoot'), a loss no schedule can avoid: the default\n"
-          "         mean of 4 ms keeps it near 2%%.\n"
+          "         mean of 4 ms keeps it near 2%.\n"
           "\n"
           "Reported per workload and schedule: median time over the rounds, ratio =\n"
           "t(bal_for)/t(schedule) (> 1: bal_for slower), efficiency = ideal / median\n"
@@ -51,101 +108,16 @@ static void usage(FILE *out) {
           "costs; and bal_for against the best (fastest) baseline. Before each run the\n"
           "program pauses (--pause-ms) so that every runtime starts from idle workers:\n"
           "libgomp spins 7-11 ms after a region here (GOMP_SPINCOUNT is left at its\n"
-          "default; libgomp reads it when it loads), TBB up to ~4 ms.\n"
-          "\n"
-          "Options:\n"
-          "  --threads P        threads for every schedule (default: bal_pool_create(0):\n"
-          "                     BALLAST_NUM_THREADS or the CPUs)\n"
-          "  --mode M           spin, sleep or both (default both: spin on all five\n"
-          "                     workloads, sleep on the four skewed ones)\n"
-          "  --workload W       uniform, ramp, bump, exp, heavy or all (default all)\n"
-          "  --items N          items of the skewed spin workloads (default 100000)\n"
-          "  --spin-mean-ns X   mean item cost in spin mode (default 1000)\n"
-          "  --tiny-items N     items of the uniform workload (default 33554432)\n"
-          "  --sleep-items N    items of the sleep workloads (default 150)\n"
-          "  --sleep-mean-us X  mean item cost in sleep mode, >= 1000 so that every\n"
-          "                     item sleeps >= 200 us (default 4000, see Modes)\n"
-          "  --chunk C          OpenMP dynamic,C chunk (default items / (64 P), >= 1)\n"
-          "  --grain G          bal_for grain (default 0: adaptive)\n"
-          "  --reps R           interleaved rounds per workload (default 9)\n"
-          "  --pause-ms T       pause before each timed run (default 30)\n"
-          "  --seed S           seed of the exp workload and of the run order (default 1)\n"
-          "  --json             print one JSON object (parameters and results)\n"
-          "  --help, --version\n"
-          "\n"
-          "Targets (2-core machine): spin, skewed: bal_for <= 1.05 x best baseline;\n"
+          "default; libgomp reads it when it loads), TBB up to ~4 ms.",
+      .flags = flags,
+      .epilog = "Targets (2-core machine): spin, skewed: bal_for <= 1.05 x best baseline;\n"
           "sleep, skewed: bal_for efficiency >= 0.95; uniform: bal_for <= 1.10 x\n"
-          "omp_static. Progress goes to stderr when it is a terminal.\n");
-}
-
-static bool parse_args(int argc, char **argv, options *o) {
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v;
-    if (cli_help_or_version(PROG, a, usage)) exit(0);
-    if (!strcmp(a, "--json")) {
-      o->json = true;
-      continue;
-    }
-    struct {
-      const char *flag;
-      int64_t *i64;
-      double *dbl;
-      double min, max;
-    } const num[] = {
-        {"--threads", &o->threads, NULL, 1, BAL_POOL_MAX_THREADS},
-        {"--items", &o->items, NULL, WORKLOAD_MIN_ITEMS, INT64_C(1) << 31},
-        {"--tiny-items", &o->tiny_items, NULL, 1, INT64_C(1) << 40},
-        {"--sleep-items", &o->sleep_items, NULL, WORKLOAD_MIN_ITEMS, 1000000},
-        {"--chunk", &o->chunk, NULL, 1, INT64_C(1) << 40},
-        {"--grain", &o->grain, NULL, 0, INT64_C(1) << 40},
-        {"--reps", &o->reps, NULL, 1, MAX_REPS},
-        {"--pause-ms", &o->pause_ms, NULL, 0, 10000},
-        {"--spin-mean-ns", NULL, &o->spin_mean_ns, 1, 1e7},
-        {"--sleep-mean-us", NULL, &o->sleep_mean_us, 1000, 1e6},
-    };
-    size_t k;
-    for (k = 0; k < sizeof num / sizeof num[0]; k++)
-      if (!strcmp(a, num[k].flag)) break;
-    if (k < sizeof num / sizeof num[0]) {
-      if (!(v = cli_value(PROG, argc, argv, &i))) return false;
-      if (num[k].i64 ? !cli_parse_i64(PROG, a, v, (int64_t)num[k].min, (int64_t)num[k].max,
-                                      num[k].i64)
-                     : !cli_parse_double(PROG, a, v, num[k].min, num[k].max, num[k].dbl))
-        return false;
-    } else if (!strcmp(a, "--seed")) {
-      if (!(v = cli_value(PROG, argc, argv, &i)) || !cli_parse_u64(PROG, a, v, &o->seed))
-        return false;
-    } else if (!strcmp(a, "--mode")) {
-      if (!(v = cli_value(PROG, argc, argv, &i))) return false;
-      bool spin = !strcmp(v, "spin"), sleep = !strcmp(v, "sleep"), both = !strcmp(v, "both");
-      if (!spin && !sleep && !both) {
-        fprintf(stderr, PROG ": --mode: '%s' is not spin, sleep or both\n", v);
-        return false;
-      }
-      o->modes[MODE_SPIN] = spin || both;
-      o->modes[MODE_SLEEP] = sleep || both;
-    } else if (!strcmp(a, "--workload")) {
-      if (!(v = cli_value(PROG, argc, argv, &i))) return false;
-      workload_id w;
-      if (!strcmp(v, "all"))
-        o->workload = -1;
-      else if (workload_parse(v, &w))
-        o->workload = (int)w;
-      else {
-        fprintf(stderr, PROG ": --workload: '%s' is not uniform, ramp, bump, exp, heavy or all\n",
-                v);
-        return false;
-      }
-    } else {
-      cli_unknown(PROG, a);
-      return false;
-    }
-  }
-  if (o->workload == WL_UNIFORM && !o->modes[MODE_SPIN]) {
-    fprintf(stderr, PROG ": --workload uniform runs in spin mode only\n");
-    return false;
-  }
-  return true;
+          "omp_static. Progress goes to stderr when it is a terminal."};
+  int rc = cli_parse(&prog, argc, argv);
+  if (rc != CLI_CONTINUE) return rc;
+  if (o->workload == WL_UNIFORM && !o->modes[MODE_SPIN])
+    return cli_usage_error(PROG, "--workload uniform runs in spin mode only");
+  return CLI_CONTINUE;
 }
 
 int main(int argc, char **argv) {
@@ -159,7 +131,8 @@ int main(int argc, char **argv) {
                .modes = {true, true},
                .workload = -1,
                .seed = 1};
-  if (!parse_args(argc, argv, &o)) return 2;
+  int prc = parse_args(argc, argv, &o);
+  if (prc != CLI_CONTINUE) return prc;
 
   /* Before any thread exists, so that pool, OpenMP and TBB threads inherit
    * it: a 200 us nanosleep overshoots ~80 us with the default 50 us slack,

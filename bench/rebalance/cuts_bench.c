@@ -20,6 +20,7 @@
 #include <ballast/rebalance.h>
 
 #include "common/cli.h"
+#include "common/output.h"
 #include "common/json.h"
 #include "core/clock.h"
 #include "costs.h"
@@ -47,99 +48,97 @@ typedef struct row {
   bool z_contiguous;
 } row;
 
-static void usage(FILE *out) {
-  fprintf(out,
-          "Usage: " PROG " [options]   (MPI program; runs on one rank)\n"
-          "bal_rebalance_cuts against Zoltan LB_METHOD=BLOCK on chains of skewed costs.\n"
-          "  --parts LIST   numbers of parts (default 16,256,4096)\n"
-          "  --items N      items in the chain (default 1000000)\n"
-          "  --dist LIST    cost distributions: uniform,cubic,pareto,hotspot,ramp (default all)\n"
-          "  --seeds LIST   seeds of the costs (default 1,2,3)\n"
-          "  --reps R       timed calls per method and input; medians reported (default 5)\n"
-          "  --csv FILE     also write one CSV row per input\n"
-          "  --json         print one JSON object instead of the table\n"
-          "  --help, --version\n"
-          "Exit status: 0; 1 if Ballast broke its bound or a method failed; 2 on bad flags.\n");
-}
-
-/* Split a comma-separated LIST into tokens, calling fn on each. */
-static bool each_token(const char *flag, const char *text, bool (*fn)(const char *, const char *, opts *),
-                       opts *o) {
+/* Split a comma-separated LIST into tokens, calling fn on each; fn writes
+ * why a token is wrong to err. */
+static bool each_token(const char *text, opts *o, bool (*fn)(const char *, opts *, char *, size_t),
+                       char *err, size_t n) {
   char buf[1024];
   if (strlen(text) >= sizeof buf) {
-    fprintf(stderr, PROG ": %s: list too long\n", flag);
+    snprintf(err, n, "list too long");
     return false;
   }
   strcpy(buf, text);
-  int n = 0;
-  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save), n++)
-    if (!fn(flag, t, o)) return false;
-  if (n == 0) fprintf(stderr, PROG ": %s: empty list\n", flag);
-  return n > 0;
+  int k = 0;
+  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save), k++)
+    if (!fn(t, o, err, n)) return false;
+  if (k == 0) snprintf(err, n, "empty list");
+  return k > 0;
 }
 
-static bool add_part(const char *flag, const char *t, opts *o) {
+static bool add_part(const char *t, opts *o, char *err, size_t n) {
   int64_t v;
   if (o->nparts == MAX_LIST) {
-    fprintf(stderr, PROG ": %s: more than %d entries\n", flag, MAX_LIST);
+    snprintf(err, n, "more than %d entries", MAX_LIST);
     return false;
   }
-  if (!cli_parse_i64(PROG, flag, t, 1, 1 << 20, &v)) return false;
+  if (!cli_int_text(t, 1, 1 << 20, &v, err, n)) return false;
   o->parts[o->nparts++] = (int)v;
   return true;
 }
 
-static bool add_seed(const char *flag, const char *t, opts *o) {
+static bool add_seed(const char *t, opts *o, char *err, size_t n) {
   if (o->nseeds == MAX_LIST) {
-    fprintf(stderr, PROG ": %s: more than %d entries\n", flag, MAX_LIST);
+    snprintf(err, n, "more than %d entries", MAX_LIST);
     return false;
   }
-  return cli_parse_u64(PROG, flag, t, &o->seeds[o->nseeds++]);
+  return cli_uint_text(t, &o->seeds[o->nseeds++], err, n);
 }
 
-static bool add_dist(const char *flag, const char *t, opts *o) {
+static bool add_dist(const char *t, opts *o, char *err, size_t n) {
   cost_dist d;
   if (!cost_dist_parse(t, &d)) {
-    fprintf(stderr, PROG ": %s: unknown distribution '%s'\n", flag, t);
+    snprintf(err, n, "unknown distribution '%s'", t);
     return false;
   }
   if (o->ndists == COST_NDIST) {
-    fprintf(stderr, PROG ": %s: a distribution is repeated\n", flag);
+    snprintf(err, n, "a distribution is repeated");
     return false;
   }
   o->dists[o->ndists++] = d;
   return true;
 }
 
-static bool parse(int argc, char **argv, opts *o) {
+static bool parse_parts(const char *v, void *dest, char *err, size_t n) {
+  opts *o = dest;
+  o->nparts = 0;
+  return each_token(v, o, add_part, err, n);
+}
+static bool parse_dists(const char *v, void *dest, char *err, size_t n) {
+  opts *o = dest;
+  o->ndists = 0;
+  return each_token(v, o, add_dist, err, n);
+}
+static bool parse_seeds(const char *v, void *dest, char *err, size_t n) {
+  opts *o = dest;
+  o->nseeds = 0;
+  return each_token(v, o, add_seed, err, n);
+}
+
+static int parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
   o->items = 1000000;
-  o->reps = 5;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v;
-    int64_t n;
-    if (!strcmp(a, "--json")) o->json = true;
-    else if (!strcmp(a, "--parts") || !strcmp(a, "--dist") || !strcmp(a, "--seeds")) {
-      if (!(v = cli_value(PROG, argc, argv, &i))) return false;
-      bool ok = !strcmp(a, "--parts") ? (o->nparts = 0, each_token(a, v, add_part, o))
-                : !strcmp(a, "--dist") ? (o->ndists = 0, each_token(a, v, add_dist, o))
-                                       : (o->nseeds = 0, each_token(a, v, add_seed, o));
-      if (!ok) return false;
-    } else if (!strcmp(a, "--items")) {
+  int64_t reps = 5;
+  const cli_flag flags[] = {
+      CLI_CUSTOM("--parts", "LIST", o, parse_parts, "numbers of parts (default 16,256,4096)"),
       /* Zoltan counts objects in an int */
-      if (!(v = cli_value(PROG, argc, argv, &i)) || !cli_parse_i64(PROG, a, v, 1, 1 << 30, &o->items))
-        return false;
-    } else if (!strcmp(a, "--reps")) {
-      if (!(v = cli_value(PROG, argc, argv, &i)) || !cli_parse_i64(PROG, a, v, 1, 1000, &n))
-        return false;
-      o->reps = (int)n;
-    } else if (!strcmp(a, "--csv")) {
-      if (!(o->csv = cli_value(PROG, argc, argv, &i))) return false;
-    } else {
-      cli_unknown(PROG, a);
-      return false;
-    }
-  }
+      CLI_INT("--items", "N", &o->items, 1, 1 << 30, "items in the chain (default 1000000)"),
+      CLI_CUSTOM("--dist", "LIST", o, parse_dists,
+                 "cost distributions: uniform,cubic,pareto,hotspot,ramp (default all)"),
+      CLI_CUSTOM("--seeds", "LIST", o, parse_seeds, "seeds of the costs (default 1,2,3)"),
+      CLI_INT("--reps", "R", &reps, 1, 1000,
+              "timed calls per method and input; medians reported (default 5)"),
+      CLI_PATH("--csv", "FILE", &o->csv, "also write one CSV row per input"),
+      CLI_BOOL("--json", &o->json, "print one JSON object instead of the table"),
+      CLI_END};
+  const cli_program prog = {
+      .name = PROG,
+      .usage = PROG " [options]   (MPI program; runs on one rank)",
+      .description = "bal_rebalance_cuts against Zoltan LB_METHOD=BLOCK on chains of skewed costs.",
+      .flags = flags,
+      .epilog = "Exit status: 0; 1 if Ballast broke its bound or a method failed; 2 on bad flags."};
+  int rc = cli_parse(&prog, argc, argv);
+  if (rc != CLI_CONTINUE) return rc;
+  o->reps = (int)reps;
   if (!o->nparts) {
     static const int def[] = {16, 256, 4096};
     for (int k = 0; k < 3; k++) o->parts[o->nparts++] = def[k];
@@ -152,9 +151,9 @@ static bool parse(int argc, char **argv, opts *o) {
     if (o->parts[k] > o->items) {
       fprintf(stderr, PROG ": --parts %d is more than --items %lld\n", o->parts[k],
               (long long)o->items);
-      return false;
+      return 2;
     }
-  return true;
+  return CLI_CONTINUE;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -230,14 +229,14 @@ static bool run_one(const opts *o, int p, cost_dist d, uint64_t seed, double *w,
 }
 
 int main(int argc, char **argv) {
-  for (int i = 1; i < argc; i++)
-    if (cli_help_or_version(PROG, argv[i], usage)) return 0;
   opts o;
-  if (!parse(argc, argv, &o)) return 2;
+  int prc = parse(argc, argv, &o);
+  if (prc != CLI_CONTINUE) return prc;
   FILE *csv = NULL;
-  if (o.csv && !(csv = fopen(o.csv, "w"))) {
-    fprintf(stderr, PROG ": --csv: cannot write %s\n", o.csv);
-    return 2;
+  out_file csv_out;
+  if (o.csv) {
+    if (!out_open(&csv_out, PROG, "--csv", o.csv)) return 1;
+    csv = csv_out.f;
   }
   MPI_Init(&argc, &argv);
   int rank;
@@ -325,14 +324,16 @@ int main(int argc, char **argv) {
              r->b_q <= r->bound * (1 + 1e-12) ? "yes" : "NO");
     }
   }
-  if (csv) fclose(csv);
+  bool csv_ok = true; /* only rank 0 writes the CSV */
+  if (csv && rank == 0) csv_ok = out_commit(&csv_out);
+  else if (csv) out_discard(&csv_out);
   free(w);
   free(load);
   free(part);
   free(cuts);
   free(times);
   free(rows);
-  int bad = !(ok && bound_ok);
+  int bad = !(ok && bound_ok && csv_ok);
   MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Finalize();
   return bad;

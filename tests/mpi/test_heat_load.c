@@ -1,4 +1,4 @@
-/* The competing-load model of ballast heat (examples/heat/load.c): the CPU
+/* The competing-load model of ballast heat (tools/heat/load.c): the CPU
  * time the load takes over an interval matches the closed form, also from
  * start times that sit on phase boundaries (where rounding once mistook a
  * 6 s off-phase for an on-phase), and a compute phase stretched by

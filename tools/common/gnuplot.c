@@ -10,7 +10,10 @@ static void (*saved_sigpipe)(int) = SIG_DFL;
 FILE *gnuplot_open(const char *prog, const char *flag) {
   fflush(stdout); /* or the child could repeat what is still buffered */
   saved_sigpipe = signal(SIGPIPE, SIG_IGN);
-  FILE *g = popen("exec gnuplot 1>&2", "w");
+  /* gnuplot writes a PNG to stdout when `set output` fails: that must
+   * reach neither stdout (--json) nor stderr, so stdout is dropped; its
+   * messages go to stderr. */
+  FILE *g = popen("exec gnuplot >/dev/null", "w");
   if (!g) {
     signal(SIGPIPE, saved_sigpipe);
     fprintf(stderr, "%s: %s: cannot start gnuplot\n", prog, flag);
@@ -28,4 +31,13 @@ bool gnuplot_close(FILE *g, const char *prog, const char *flag) {
   else
     fprintf(stderr, "%s: %s: gnuplot failed (status %d)\n", prog, flag, status);
   return false;
+}
+
+void gnuplot_string(FILE *g, const char *s) {
+  fputc('\'', g);
+  for (; *s; s++) {
+    if (*s == '\'') fputc('\'', g); /* '' is a quote inside '...' */
+    fputc(*s, g);
+  }
+  fputc('\'', g);
 }

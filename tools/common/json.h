@@ -1,8 +1,16 @@
-/* Minimal streaming JSON writer for the --json output of tools and
- * benchmarks. Hand-written because Ballast only ever emits JSON (Debian's
- * JSON libraries are parsers first, and pulling one in for ~100 lines of
- * escaping and comma bookkeeping would add a dependency to every tool).
- * Usage: json_begin_object(&j, stdout); json_key_int(&j, "n", 3); ... */
+/* The --json output of tools and benchmarks, built with json-c (Debian
+ * libjson-c-dev): the calls below add values to a tree that json_finish()
+ * prints as one line and frees. Keys keep the order they were added in.
+ * Usage:
+ *   json_writer j;
+ *   json_init(&j, stdout);
+ *   json_object_begin(&j, NULL);
+ *   json_int(&j, "nodes", 3);
+ *   json_object_end(&j);
+ *   json_finish(&j);
+ * A NULL key is for values at the top level and inside arrays. Not
+ * thread-safe: one writer per thread. Out of memory, values are dropped
+ * (the tools have no better answer while printing their results). */
 #ifndef BALLAST_TOOLS_JSON_H
 #define BALLAST_TOOLS_JSON_H
 
@@ -10,26 +18,36 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct json_object;
+
+#define JSON_MAX_DEPTH 32
+
 typedef struct json_writer {
   FILE *out;
   int depth;
-  bool need_comma[32];
+  struct json_object *root;                      /* the document */
+  struct json_object *open[JSON_MAX_DEPTH];      /* objects and arrays being filled */
 } json_writer;
 
 void json_init(json_writer *j, FILE *out);
-void json_object_begin(json_writer *j, const char *key); /* key NULL at top level / in arrays */
+void json_object_begin(json_writer *j, const char *key);
 void json_object_end(json_writer *j);
 void json_array_begin(json_writer *j, const char *key);
 void json_array_end(json_writer *j);
-void json_string(json_writer *j, const char *key, const char *value); /* value NULL: null */
+/* value NULL: null. Bytes that are not valid UTF-8 (file names from the
+ * outside world) become U+FFFD. */
+void json_string(json_writer *j, const char *key, const char *value);
 void json_int(json_writer *j, const char *key, int64_t value);
 void json_uint(json_writer *j, const char *key, uint64_t value);
-void json_double(json_writer *j, const char *key, double value); /* non-finite: null */
+/* The shortest text that reads back as the same double; NaN and the
+ * infinities (undefined figures) are null. */
+void json_double(json_writer *j, const char *key, double value);
 void json_bool(json_writer *j, const char *key, bool value);
 /* A value that is already JSON text (e.g. another program's --json
- * output), written as is: the caller vouches that it is valid JSON. */
+ * output); null if json-c cannot parse it. */
 void json_raw(json_writer *j, const char *key, const char *json_text);
-/* Ends the document with a newline (call after the top-level object_end). */
+/* Print the document and a newline to the stream of json_init(), flush it
+ * and free the tree (call after the top-level object_end). */
 void json_finish(json_writer *j);
 
 #endif

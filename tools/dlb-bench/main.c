@@ -25,6 +25,7 @@
 #include "common/cli.h"
 #include "common/json.h"
 #include "common/launch.h"
+#include "common/output.h"
 #include "report.h"
 #include "workload.h"
 
@@ -68,46 +69,6 @@ typedef struct ctx {
   bool tracing;
 } ctx;
 
-static void usage(FILE *out) {
-  fprintf(out,
-          "usage: " PROG " [options]            (under mpirun/mpiexec)\n"
-          "       ballast dlb-bench --ranks P [options]  (launches mpiexec itself)\n\n"
-          "DLB_Bench: independent tasks with an imbalanced initial distribution, balanced\n"
-          "by Ballast's distributed work stealing; every result is checked by its owner.\n\n"
-          "  --ranks P              number of MPI ranks to launch (oversubscribed)\n"
-          "  --work-per-rank S      average seconds of work per rank (default 1)\n"
-          "  --tasks-per-rank N     average tasks per rank (default 100)\n"
-          "  --bytes-per-rank B     average input bytes per rank (default 65536)\n"
-          "  --spread X             task duration = mean * (1 + X*(2u-1)), X in [0,1] (default 0.5)\n"
-          "  --iterations K         run K iterations on one balancer, task durations drawn\n"
-          "                         anew each time; figures are over the 2nd to the Kth\n"
-          "                         (the 1st warms up) (default 1)\n"
-          "  --drift D              the distribution moves by D along x per iteration\n"
-          "                         (x in [0,10), wrapping; gaussian sigma = 0.5) (default 0)\n"
-          "  --distribution D       gaussian (default: mu=5, sigma=0.5 over [0,10)), uniform,\n"
-          "                         single (all on rank 0), random\n"
-          "  --policy P             a victim policy: smallworld (default), biased, random,\n"
-          "                         none, sharing (hierarchical work sharing baseline), ...;\n"
-          "                         all (every registered one), or a list: a,b\n"
-          "  --group-size G         sharing: ranks per group (default 0: 32)\n"
-          "  --estimate-error X     sharing, 1st iteration: each rank's work estimate is its\n"
-          "                         true work off by a factor 1 + X*(2u-1), u uniform per\n"
-          "                         rank (default 0: exact); later iterations estimate from\n"
-          "                         the work measured in the previous one\n"
-          "  --work-mode M          spin (busy loop), sleep (default; yields the CPU),\n"
-          "                         simulated (polling mode, work in slices; SMPI clock)\n"
-          "  --slice S              simulated mode: seconds between polls (default 0.001)\n"
-          "  --poll-interval S      sleep of an idle progress loop (default 0.0001)\n"
-          "  --backoff-max S        longest back-off of an unlucky thief (default 0.002)\n"
-          "  --degree D             overlay degree (default 0: 2*ceil(log2 P)+2)\n"
-          "  --steal-fraction F     share of a victim's tasks taken per theft (default 0.5)\n"
-          "  --seed S               workload and victim seed (default 1)\n"
-          "  --trace FILE.json      per-rank timeline of the last run (Chrome trace format)\n"
-          "  --plot FILE.png        initial and final work distribution (gnuplot)\n"
-          "  --json                 print one JSON object\n"
-          "  --help, --version\n");
-}
-
 /* The registered name equal to the n bytes at p, or NULL. */
 static const char *policy_named(const char *p, size_t n) {
   for (int i = 0; bal_steal_policy_name(i); i++) {
@@ -119,13 +80,14 @@ static const char *policy_named(const char *p, size_t n) {
 
 /* --policy: "all" (every registered policy, in registry order), one name
  * or a comma-separated list of names. */
-static bool parse_policies(const char *v, opts *o) {
+static bool parse_policies(const char *v, void *dest, char *err, size_t n) {
+  opts *o = dest;
+  o->policy_arg = v;
   o->npolicies = 0;
   if (!strcmp(v, "all")) {
     for (int i = 0; bal_steal_policy_name(i); i++) {
       if (o->npolicies == BAL_DLB_MAX_POLICIES) {
-        fprintf(stderr, PROG ": --policy all: more than %d registered policies\n",
-                BAL_DLB_MAX_POLICIES);
+        snprintf(err, n, "all: more than %d registered policies", BAL_DLB_MAX_POLICIES);
         return false;
       }
       o->policies[o->npolicies++] = bal_steal_policy_name(i);
@@ -135,11 +97,21 @@ static bool parse_policies(const char *v, opts *o) {
   for (const char *p = v;;) {
     size_t len = strcspn(p, ",");
     const char *name = policy_named(p, len);
-    if (!name || o->npolicies == BAL_DLB_MAX_POLICIES) {
-      fprintf(stderr, PROG ": --policy: unknown '%.*s' (", (int)len, p);
-      for (int i = 0; bal_steal_policy_name(i); i++)
-        fprintf(stderr, "%s, ", bal_steal_policy_name(i));
-      fprintf(stderr, "all, or a comma-separated list of at most %d)\n", BAL_DLB_MAX_POLICIES);
+    if (!name) {
+      char known[256];
+      size_t k = 0;
+      known[0] = '\0';
+      for (int i = 0; bal_steal_policy_name(i) && k < sizeof known; i++) {
+        int w = snprintf(known + k, sizeof known - k, "%s, ", bal_steal_policy_name(i));
+        if (w < 0) break;
+        k += (size_t)w;
+      }
+      snprintf(err, n, "unknown policy '%.*s' in '%s' (%sall, or a comma-separated list)",
+               (int)len, p, v, known);
+      return false;
+    }
+    if (o->npolicies == BAL_DLB_MAX_POLICIES) {
+      snprintf(err, n, "the list holds more than %d policies", BAL_DLB_MAX_POLICIES);
       return false;
     }
     o->policies[o->npolicies++] = name;
@@ -148,7 +120,7 @@ static bool parse_policies(const char *v, opts *o) {
   }
 }
 
-static bool parse(int argc, char **argv, opts *o) {
+static int parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
   o->prm = (dlb_params){1.0, 100, 65536, 0.5, 0, DIST_GAUSSIAN, 1};
   o->iterations = 1;
@@ -164,116 +136,94 @@ static bool parse(int argc, char **argv, opts *o) {
   o->slice = 0.001;
   o->poll_interval = 0.0001;
   o->backoff_max = 0.002;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v;
-    int64_t n;
-    if (!strcmp(a, "--json")) {
-      o->json = true;
-      continue;
-    }
-#define VAL() \
-  if (!(v = cli_value(PROG, argc, argv, &i))) return false
-    if (!strcmp(a, "--ranks")) {
-      VAL();
-      if (!cli_parse_i64(PROG, a, v, 1, 1 << 20, &n)) return false;
-      o->ranks = n;
-    } else if (!strcmp(a, "--work-per-rank")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 0, 1e6, &o->prm.work_per_rank)) return false;
-    } else if (!strcmp(a, "--tasks-per-rank")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 0, 1e8, &o->prm.tasks_per_rank)) return false;
-    } else if (!strcmp(a, "--bytes-per-rank")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 0, 1e12, &o->prm.bytes_per_rank)) return false;
-    } else if (!strcmp(a, "--spread")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 0, 1, &o->prm.spread)) return false;
-    } else if (!strcmp(a, "--iterations")) {
-      VAL();
-      if (!cli_parse_i64(PROG, a, v, 1, 10000, &n)) return false;
-      o->iterations = (int)n;
-    } else if (!strcmp(a, "--drift")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 0, 10, &o->prm.drift)) return false;
-    } else if (!strcmp(a, "--slice")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 1e-6, 10, &o->slice)) return false;
-    } else if (!strcmp(a, "--poll-interval")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 0, 1, &o->poll_interval)) return false;
-    } else if (!strcmp(a, "--backoff-max")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 0, 60, &o->backoff_max)) return false;
-    } else if (!strcmp(a, "--group-size")) {
-      VAL();
-      if (!cli_parse_i64(PROG, a, v, 0, 1 << 20, &n)) return false;
-      o->group_size = (int)n;
-    } else if (!strcmp(a, "--estimate-error")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 0, 1, &o->estimate_error)) return false;
-    } else if (!strcmp(a, "--steal-fraction")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 1e-9, 1, &o->steal_fraction)) return false;
-    } else if (!strcmp(a, "--degree")) {
-      VAL();
-      if (!cli_parse_i64(PROG, a, v, 0, 1 << 20, &n)) return false;
-      if (n == 1) {
-        fprintf(stderr, PROG ": --degree: must be 0 (automatic) or >= 2\n");
-        return false;
-      }
-      o->degree = (int)n;
-    } else if (!strcmp(a, "--seed")) {
-      VAL();
-      if (!cli_parse_u64(PROG, a, v, &o->prm.seed)) return false;
-    } else if (!strcmp(a, "--distribution")) {
-      VAL();
-      if (dlb_dist_parse(v, &o->prm.dist) != 0) {
-        fprintf(stderr, PROG ": --distribution: unknown '%s' (gaussian, uniform, single, random)\n", v);
-        return false;
-      }
-    } else if (!strcmp(a, "--policy")) {
-      VAL();
-      o->policy_arg = v;
-      if (!parse_policies(v, o)) return false;
-    } else if (!strcmp(a, "--work-mode")) {
-      VAL();
-      int m = -1;
-      for (int k = 0; k < 3; k++)
-        if (!strcmp(v, mode_names[k])) m = k;
-      if (m < 0) {
-        fprintf(stderr, PROG ": --work-mode: unknown '%s' (spin, sleep, simulated)\n", v);
-        return false;
-      }
-      o->mode = (work_mode)m;
-    } else if (!strcmp(a, "--trace")) {
-      VAL();
-      o->trace = v;
-    } else if (!strcmp(a, "--plot")) {
-      VAL();
-      o->plot = v;
-    } else {
-      cli_unknown(PROG, a);
-      return false;
-    }
-  }
+  int64_t ranks = 0, iterations = 1, group_size = 0, degree = 0;
+  int dist = (int)o->prm.dist, mode = (int)o->mode;
+  static const char *const dists[] = {"gaussian", "uniform", "single", "random", NULL};
+  static const char *const modes[] = {"spin", "sleep", "simulated", NULL};
+  const cli_flag flags[] = {
+      CLI_INT("--ranks", "P", &ranks, 1, 1 << 20,
+              "number of MPI ranks to launch (oversubscribed)"),
+      CLI_DOUBLE("--work-per-rank", "S", &o->prm.work_per_rank, 0, 1e6,
+                 "average seconds of work per rank (default 1)"),
+      CLI_DOUBLE("--tasks-per-rank", "N", &o->prm.tasks_per_rank, 0, 1e8,
+                 "average tasks per rank (default 100)"),
+      CLI_DOUBLE("--bytes-per-rank", "B", &o->prm.bytes_per_rank, 0, 1e12,
+                 "average input bytes per rank (default 65536)"),
+      CLI_DOUBLE("--spread", "X", &o->prm.spread, 0, 1,
+                 "task duration = mean * (1 + X*(2u-1)), X in [0,1] (default 0.5)"),
+      CLI_INT("--iterations", "K", &iterations, 1, 10000,
+              "run K iterations on one balancer, task durations drawn\n"
+              "anew each time; figures are over the 2nd to the Kth\n"
+              "(the 1st warms up) (default 1)"),
+      CLI_DOUBLE("--drift", "D", &o->prm.drift, 0, 10,
+                 "the distribution moves by D along x per iteration\n"
+                 "(x in [0,10), wrapping; gaussian sigma = 0.5) (default 0)"),
+      CLI_CHOICE("--distribution", "D", &dist, dists,
+                 "gaussian (default: mu=5, sigma=0.5 over [0,10)), uniform,\n"
+                 "single (all on rank 0), random"),
+      CLI_CUSTOM("--policy", "P", o, parse_policies,
+                 "a victim policy: smallworld (default), biased, random,\n"
+                 "none, sharing (hierarchical work sharing baseline), ...;\n"
+                 "all (every registered one), or a list: a,b"),
+      CLI_INT("--group-size", "G", &group_size, 0, 1 << 20,
+              "sharing: ranks per group (default 0: 32)"),
+      CLI_DOUBLE("--estimate-error", "X", &o->estimate_error, 0, 1,
+                 "sharing, 1st iteration: each rank's work estimate is its\n"
+                 "true work off by a factor 1 + X*(2u-1), u uniform per\n"
+                 "rank (default 0: exact); later iterations estimate from\n"
+                 "the work measured in the previous one"),
+      CLI_CHOICE("--work-mode", "M", &mode, modes,
+                 "spin (busy loop), sleep (default; yields the CPU),\n"
+                 "simulated (polling mode, work in slices; SMPI clock)"),
+      CLI_DOUBLE("--slice", "S", &o->slice, 1e-6, 10,
+                 "simulated mode: seconds between polls (default 0.001)"),
+      CLI_DOUBLE("--poll-interval", "S", &o->poll_interval, 0, 1,
+                 "sleep of an idle progress loop (default 0.0001)"),
+      CLI_DOUBLE("--backoff-max", "S", &o->backoff_max, 0, 60,
+                 "longest back-off of an unlucky thief (default 0.002)"),
+      CLI_INT("--degree", "D", &degree, 0, 1 << 20,
+              "overlay degree (default 0: 2*ceil(log2 P)+2)"),
+      CLI_DOUBLE("--steal-fraction", "F", &o->steal_fraction, 1e-9, 1,
+                 "share of a victim's tasks taken per theft (default 0.5)"),
+      CLI_UINT("--seed", "S", &o->prm.seed, "workload and victim seed (default 1)"),
+      CLI_PATH("--trace", "FILE.json", &o->trace,
+               "per-rank timeline of the last run (Chrome trace format)"),
+      CLI_PATH("--plot", "FILE.png", &o->plot,
+               "initial and final work distribution (gnuplot)"),
+      CLI_BOOL("--json", &o->json, "print one JSON object"),
+      CLI_END};
+  const cli_program prog = {
+      .name = PROG,
+      .usage = PROG " [options]            (under mpirun/mpiexec)\n"
+                    "       ballast dlb-bench --ranks P [options]  (launches mpiexec itself)",
+      .description =
+          "DLB_Bench: independent tasks with an imbalanced initial distribution, balanced\n"
+          "by Ballast's distributed work stealing; every result is checked by its owner.",
+      .flags = flags};
+  int rc = cli_parse(&prog, argc, argv);
+  if (rc != CLI_CONTINUE) return rc;
+  o->ranks = ranks;
+  o->iterations = (int)iterations;
+  o->group_size = (int)group_size;
+  o->degree = (int)degree;
+  o->prm.dist = (dlb_dist)dist;
+  o->mode = (work_mode)mode;
+  if (degree == 1) return cli_usage_error(PROG, "--degree: must be 0 (automatic) or >= 2");
 #ifdef BALLAST_SMPI
-  if (o->mode != MODE_SIMULATED) {
-    fprintf(stderr, PROG ": --work-mode: only 'simulated' runs under SMPI\n");
-    return false;
-  }
-  if (o->poll_interval <= 0) {
-    /* An idle rank that polls without sleeping never lets simulated time
-     * pass (MPI calls cost no simulated time by default). */
-    fprintf(stderr, PROG ": --poll-interval: must be > 0 under SMPI\n");
-    return false;
-  }
+  if (o->mode != MODE_SIMULATED)
+    return cli_usage_error(PROG, "--work-mode: only 'simulated' runs under SMPI");
+  /* An idle rank that polls without sleeping never lets simulated time
+   * pass (MPI calls cost no simulated time by default). */
+  if (o->poll_interval <= 0)
+    return cli_usage_error(PROG, "--poll-interval: must be > 0 under SMPI");
 #endif
-  if (o->prm.tasks_per_rank <= 0 && o->prm.work_per_rank > 0) {
-    fprintf(stderr, PROG ": --tasks-per-rank: must be > 0 when there is work\n");
-    return false;
-  }
-  return true;
+  if (o->prm.tasks_per_rank <= 0 && o->prm.work_per_rank > 0)
+    return cli_usage_error(PROG, "--tasks-per-rank: must be > 0 when there is work");
+  /* Checked before the run, not after it: a missing directory must not
+   * cost the whole benchmark. */
+  if (o->trace && !out_check_dir(PROG, "--trace", o->trace)) return 1;
+  if (o->plot && !out_check_dir(PROG, "--plot", o->plot)) return 1;
+  return CLI_CONTINUE;
 }
 
 static bool under_mpirun(void) {
@@ -772,11 +722,9 @@ static void print_table(const opts *o, int p, long long tasks, const run_out *ru
 }
 
 int main(int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
-    if (cli_help_or_version(PROG, argv[i], usage)) return 0;
-  }
   opts o;
-  if (!parse(argc, argv, &o)) return 2;
+  int prc = parse(argc, argv, &o);
+  if (prc != CLI_CONTINUE) return prc;
   if (o.ranks > 0 && !under_mpirun())
     return launch_mpiexec(PROG, BALLAST_MPIEXEC, BALLAST_MPIEXEC_OVERSUBSCRIBE, argc, argv, o.ranks);
 

@@ -3,6 +3,7 @@
 
 #include "common/cli.h"
 #include "common/gnuplot.h"
+#include "common/output.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,11 +14,9 @@ static const char *kind_name[] = {"work", "steal", "route", "idle"};
 
 bool dlb_write_trace(const char *path, const dlb_event *ev, const int *rank_of, long long n,
                      int ranks, const char *policy) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    fprintf(stderr, "ballast-dlb-bench: --trace: cannot write '%s'\n", path);
-    return false;
-  }
+  out_file out;
+  if (!out_open(&out, "ballast-dlb-bench", "--trace", path)) return false;
+  FILE *f = out.f;
   fprintf(f, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"policy\":\"%s\"},\"traceEvents\":[\n", policy);
   fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"DLB_Bench (%s)\"}}", policy);
   for (int r = 0; r < ranks; r++)
@@ -34,9 +33,7 @@ bool dlb_write_trace(const char *path, const dlb_event *ev, const int *rank_of, 
               kind_name[k], rank_of[i], ts, dur < 0 ? 0 : dur, (int)ev[i].peer);
   }
   fprintf(f, "\n]}\n");
-  bool ok = fclose(f) == 0;
-  if (!ok) fprintf(stderr, "ballast-dlb-bench: --trace: error writing '%s'\n", path);
-  return ok;
+  return out_commit(&out);
 }
 
 bool dlb_write_plot(const char *path, int ranks, const double *initial, int nseries,
@@ -55,12 +52,20 @@ bool dlb_write_plot(const char *path, int ranks, const double *initial, int nser
   }
   fclose(d);
   /* gnuplot's messages go to stderr: stdout may carry the --json object. */
-  FILE *g = gnuplot_open("ballast-dlb-bench", "--plot");
-  if (!g) {
+  out_file png;
+  if (!out_reserve(&png, "ballast-dlb-bench", "--plot", path)) {
     unlink(data);
     return false;
   }
-  fprintf(g, "set terminal pngcairo size 1100,600 noenhanced\nset output '%s'\n", path);
+  FILE *g = gnuplot_open("ballast-dlb-bench", "--plot");
+  if (!g) {
+    out_discard(&png);
+    unlink(data);
+    return false;
+  }
+  fprintf(g, "set terminal pngcairo size 1100,600 noenhanced\nset output ");
+  gnuplot_string(g, png.tmp);
+  fprintf(g, "\n");
   fprintf(g, "set title 'DLB_Bench: work per rank, before (owned) and after (executed)'\n"
              "set xlabel 'rank'\nset ylabel 'work (s)'\nset key top right\nset grid ytics\n"
              "set style fill solid 0.35 border\n");
@@ -70,5 +75,6 @@ bool dlb_write_plot(const char *path, int ranks, const double *initial, int nser
   fprintf(g, "\n");
   bool ok = gnuplot_close(g, "ballast-dlb-bench", "--plot");
   unlink(data);
-  return ok;
+  if (!ok) out_discard(&png);
+  return ok && out_commit(&png);
 }

@@ -8,85 +8,67 @@
 
 #include "common/cli.h"
 #include "common/json.h"
+#include "common/output.h"
 #include "core/clock.h"
 #include "plot.h"
 #include "stats.h"
 
 static const char *const PROG = "ballast-overlay";
 
-static void usage(FILE *out) {
-  fprintf(out, "usage: ballast overlay --nodes N [--degree D] [--exponent E] [--seed S]\n"
-               "                       [--pairs K] [--local-samples M] [--local-only]\n"
-               "                       [--json] [--plot FILE.png]\n\n"
-               "Build the Kleinberg small-world overlay of N nodes and measure it: average\n"
-               "degree, edges versus all pairs, connectivity, route length over K random\n"
-               "source/destination pairs, whole-graph build time, next-hop time and the\n"
-               "time to build one node's neighbourhood alone (bal_overlay_create_local).\n\n"
-               "  --nodes N          number of nodes (ranks), >= 1\n"
-               "  --degree D         target average degree incl. ring links, >= 2\n"
-               "                     (default 4*log2(N), rounded; at least 2)\n"
-               "  --exponent E       shortcut lengths d drawn with P(d) ~ d^-E (default 1)\n"
-               "  --seed S           overlay seed (default 1); pairs are drawn from it too\n"
-               "  --pairs K          random pairs to route (default 100000)\n"
-               "  --local-samples M  local neighbourhood builds to time (default 100)\n"
-               "  --local-only       do not build the whole graph (for very large N):\n"
-               "                     degrees come from the samples, routes use a fresh\n"
-               "                     local handle at every hop, as ranks would\n"
-               "  --json             print one JSON object instead of the table\n"
-               "  --plot FILE.png    draw hop-count and shortcut-length histograms\n"
-               "                     (needs gnuplot)\n"
-               "  --help, --version\n");
-}
-
 typedef struct options {
   int64_t nodes, degree, pairs, samples;
   double exponent;
   uint64_t seed;
-  bool json, local_only, degree_given;
+  bool json, local_only, degree_given, nodes_given;
   const char *plot;
 } options;
 
 static int parse(int argc, char **argv, options *o) {
-  *o = (options){.nodes = -1, .pairs = 100000, .samples = 100, .exponent = 0, .seed = 1};
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v;
-    if (cli_help_or_version(PROG, a, usage)) return 0;
-    if (!strcmp(a, "--json")) {
-      o->json = true;
-    } else if (!strcmp(a, "--local-only")) {
-      o->local_only = true;
-    } else if (!strcmp(a, "--nodes") || !strcmp(a, "--degree") || !strcmp(a, "--pairs") ||
-               !strcmp(a, "--local-samples")) {
-      if (!(v = cli_value(PROG, argc, argv, &i))) return 2;
-      bool ok = !strcmp(a, "--nodes")    ? cli_parse_i64(PROG, a, v, 1, INT64_MAX / 4, &o->nodes)
-                : !strcmp(a, "--degree") ? cli_parse_i64(PROG, a, v, 2, 1 << 20, &o->degree)
-                : !strcmp(a, "--pairs")  ? cli_parse_i64(PROG, a, v, 0, INT64_MAX, &o->pairs)
-                                         : cli_parse_i64(PROG, a, v, 0, INT64_MAX, &o->samples);
-      if (!ok) return 2;
-      if (!strcmp(a, "--degree")) o->degree_given = true;
-    } else if (!strcmp(a, "--exponent")) {
-      if (!(v = cli_value(PROG, argc, argv, &i)) ||
-          !cli_parse_double(PROG, a, v, 0, 64, &o->exponent))
-        return 2;
-    } else if (!strcmp(a, "--seed")) {
-      if (!(v = cli_value(PROG, argc, argv, &i)) || !cli_parse_u64(PROG, a, v, &o->seed)) return 2;
-    } else if (!strcmp(a, "--plot")) {
-      if (!(o->plot = cli_value(PROG, argc, argv, &i))) return 2;
-    } else {
-      cli_unknown(PROG, a);
-      return 2;
-    }
-  }
-  if (o->nodes < 0) {
-    fprintf(stderr, "%s: --nodes is required (see --help)\n", PROG);
-    return 2;
-  }
+  *o = (options){.pairs = 100000, .samples = 100, .exponent = BAL_OVERLAY_DEFAULT_EXPONENT,
+                 .seed = 1};
+  const cli_flag flags[] = {
+      {.kind = CLI_KIND_INT, .name = "--nodes", .metavar = "N", .dest = &o->nodes,
+       .given = &o->nodes_given, .imin = 1, .imax = BAL_OVERLAY_MAX_NODES,
+       .help = "number of nodes (ranks), >= 1"},
+      {.kind = CLI_KIND_INT, .name = "--degree", .metavar = "D", .dest = &o->degree,
+       .given = &o->degree_given, .imin = 2, .imax = 1 << 20,
+       .help = "target average degree incl. ring links, >= 2\n"
+               "(default 4*log2(N), rounded; at least 2)"},
+      {.kind = CLI_KIND_DOUBLE, .name = "--exponent", .metavar = "E", .dest = &o->exponent,
+       .dmin = 0, .dmax = 64, .open_min = true,
+       .help = "shortcut lengths d drawn with P(d) ~ d^-E, E in (0, 64] (default 1)"},
+      CLI_UINT("--seed", "S", &o->seed, "overlay seed (default 1); pairs are drawn from it too"),
+      CLI_INT("--pairs", "K", &o->pairs, 0, INT64_MAX, "random pairs to route (default 100000)"),
+      CLI_INT("--local-samples", "M", &o->samples, 0, INT64_MAX,
+              "local neighbourhood builds to time (default 100)"),
+      CLI_BOOL("--local-only", &o->local_only,
+               "do not build the whole graph (for very large N):\n"
+               "degrees come from the samples, routes use a fresh\n"
+               "local handle at every hop, as ranks would"),
+      CLI_BOOL("--json", &o->json, "print one JSON object instead of the table"),
+      CLI_PATH("--plot", "FILE.png", &o->plot,
+               "draw hop-count and shortcut-length histograms\n(needs gnuplot)"),
+      CLI_END};
+  const cli_program prog = {
+      .name = PROG,
+      .usage = "ballast overlay --nodes N [--degree D] [--exponent E] [--seed S]\n"
+               "                       [--pairs K] [--local-samples M] [--local-only]\n"
+               "                       [--json] [--plot FILE.png]",
+      .description =
+          "Build the Kleinberg small-world overlay of N nodes and measure it: average\n"
+          "degree, edges versus all pairs, connectivity, route length over K random\n"
+          "source/destination pairs, whole-graph build time, next-hop time and the\n"
+          "time to build one node's neighbourhood alone (bal_overlay_create_local).",
+      .flags = flags};
+  int rc = cli_parse(&prog, argc, argv);
+  if (rc != CLI_CONTINUE) return rc;
+  if (!o->nodes_given) return cli_usage_error(PROG, "--nodes is required (see --help)");
   if (!o->degree_given) {
     o->degree = (int64_t)llround(4 * log2((double)o->nodes));
     if (o->degree < 2) o->degree = 2;
   }
-  if (o->exponent <= 0) o->exponent = BAL_OVERLAY_DEFAULT_EXPONENT;
-  return -1;
+  if (o->plot && !out_check_dir(PROG, "--plot", o->plot)) return 1;
+  return CLI_CONTINUE;
 }
 
 static void print_json(const options *o, const ov_stats *st, int target, double build_s) {
@@ -102,9 +84,16 @@ static void print_json(const options *o, const ov_stats *st, int target, double 
   json_int(&j, "local_samples", o->samples);
   json_bool(&j, "local_only", o->local_only);
   json_int(&j, "target_degree", target);
-  json_double(&j, "avg_degree", st->avg_degree);
-  json_int(&j, "min_degree", st->min_degree);
-  json_int(&j, "max_degree", st->max_degree);
+  /* Degrees are undefined when no node was measured (--local-only with
+   * --local-samples 0): null, not -1 or 0. */
+  json_double(&j, "avg_degree", st->min_degree >= 0 ? st->avg_degree : NAN);
+  if (st->min_degree >= 0) { /* measured on at least one node */
+    json_int(&j, "min_degree", st->min_degree);
+    json_int(&j, "max_degree", st->max_degree);
+  } else {
+    json_string(&j, "min_degree", NULL);
+    json_string(&j, "max_degree", NULL);
+  }
   if (st->edges >= 0)
     json_int(&j, "edges", st->edges);
   else
@@ -115,7 +104,10 @@ static void print_json(const options *o, const ov_stats *st, int target, double 
   else
     json_string(&j, "connected", NULL);
   json_double(&j, "avg_hops", st->pairs ? (double)st->hops_total / (double)st->pairs : NAN);
-  json_int(&j, "max_hops", st->max_hops);
+  if (st->pairs)
+    json_int(&j, "max_hops", st->max_hops);
+  else
+    json_string(&j, "max_hops", NULL);
   json_array_begin(&j, "hop_histogram");
   int top = OV_MAX_HOPS_HIST - 1;
   while (top > 0 && !st->hop_hist[top]) top--;
@@ -139,12 +131,16 @@ static void print_table(const options *o, const ov_stats *st, int target, double
   printf("overlay: N = %lld, degree %lld (target %d), exponent %g, seed %llu\n",
          (long long)o->nodes, (long long)o->degree, target, o->exponent,
          (unsigned long long)o->seed);
-  printf("  %-24s %.3f (min %d, max %d)%s\n", "average degree", st->avg_degree, st->min_degree,
-         st->max_degree, o->local_only ? "  [local samples]" : "");
+  if (st->min_degree >= 0)
+    printf("  %-24s %.3f (min %d, max %d)%s\n", "average degree", st->avg_degree,
+           st->min_degree, st->max_degree, o->local_only ? "  [local samples]" : "");
+  else
+    printf("  %-24s n/a (no node measured)\n", "average degree");
   if (st->edges >= 0)
     printf("  %-24s %lld of %.0f pairs (%.4g%%)\n", "edges (linked pairs)", (long long)st->edges,
            all, all > 0 ? 100.0 * (double)st->edges / all : 0.0);
   if (st->connected_known) printf("  %-24s %s\n", "connected", st->connected ? "yes" : "NO");
+  if (!st->pairs) printf("  %-24s n/a (no pairs routed)\n", "route length (hops)");
   if (st->pairs)
     printf("  %-24s avg %.4f, max %lld over %lld pairs\n", "route length (hops)",
            (double)st->hops_total / (double)st->pairs, (long long)st->max_hops,
@@ -165,7 +161,7 @@ static void print_table(const options *o, const ov_stats *st, int target, double
 int main(int argc, char **argv) {
   options o;
   int rc = parse(argc, argv, &o);
-  if (rc >= 0) return rc;
+  if (rc != CLI_CONTINUE) return rc;
   rc = BAL_OK;
   ov_stats st;
   memset(&st, 0, sizeof st);
@@ -188,6 +184,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: %s\n", PROG, bal_strerror(rc));
     return 1;
   }
+  if (st.min_degree < 0 || !st.pairs)
+    fprintf(stderr, "%s: warning: nothing to measure for %s (--pairs or --local-samples is 0)\n",
+            PROG, st.min_degree < 0 ? "the degrees" : "the routes");
   if (o.json)
     print_json(&o, &st, target, build_s);
   else

@@ -2,6 +2,7 @@
 
 #include "common/cli.h"
 #include "common/gnuplot.h"
+#include "common/output.h"
 
 #include <errno.h>
 #include <math.h>
@@ -83,12 +84,19 @@ bool ov_plot(const char *png, const ov_stats *st, int64_t nodes, int degree, dou
             strerror(errno));
     return false;
   }
+  out_file out;
   if (!write_data(dir, st, nodes)) {
     fprintf(stderr, "ballast-overlay: --plot: cannot write the plot data in %s\n", dir);
+    remove_data(dir);
+    return false;
+  }
+  if (!out_reserve(&out, "ballast-overlay", "--plot", png)) {
+    remove_data(dir);
     return false;
   }
   FILE *f = gnuplot_open("ballast-overlay", "--plot");
   if (!f) {
+    out_discard(&out);
     remove_data(dir);
     return false;
   }
@@ -98,13 +106,15 @@ bool ov_plot(const char *png, const ov_stats *st, int64_t nodes, int degree, dou
           "} else {\n"
           "  set terminal png size 1200,500 noenhanced\n"
           "}\n"
-          "set output '%s'\n"
+          "set output ");
+  gnuplot_string(f, out.tmp);
+  fprintf(f, "\n"
           "set multiplot layout 1,2 title 'ballast overlay: N = %lld, degree %d, exponent %g'\n"
           "set title 'route length over %lld random pairs'\n"
           "set xlabel 'hops'\nset ylabel 'fraction of pairs'\n"
           "set style fill solid 0.6\nset boxwidth 0.8\nset xtics 1\nset yrange [0:*]\n"
           "set xrange [-0.5:%lld.5]\n",
-          png, (long long)nodes, degree, exponent, (long long)st->pairs, (long long)st->max_hops);
+          (long long)nodes, degree, exponent, (long long)st->pairs, (long long)st->max_hops);
   if (st->pairs > 0)
     fprintf(f, "plot '%s/hops.dat' using 1:2 with boxes notitle\n", dir);
   else
@@ -124,10 +134,8 @@ bool ov_plot(const char *png, const ov_stats *st, int64_t nodes, int degree, dou
                "set label 1 'no shortcuts longer than 1' at graph 0.5,0.5 center\n"
                "plot -1 notitle\n");
   fprintf(f, "unset multiplot\n");
-  if (!gnuplot_close(f, "ballast-overlay", "--plot")) {
-    fprintf(stderr, "ballast-overlay: --plot: data kept in %s\n", dir);
-    return false;
-  }
+  bool ok = gnuplot_close(f, "ballast-overlay", "--plot");
   remove_data(dir);
-  return true;
+  if (!ok) out_discard(&out);
+  return ok && out_commit(&out);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/cli.h"
+#include "common/output.h"
 #include "core/clock.h"
 #include "sched_tool.h"
 
@@ -26,49 +27,41 @@ static const char *policy_list(char *buf, size_t n, const char *sep) {
   return buf;
 }
 
-static void usage(FILE *out) {
-  char bar[256], comma[256];
-  policy_list(bar, sizeof bar, "|");
-  policy_list(comma, sizeof comma, ", ");
-  fprintf(out,
-          "usage: ballast sched [--policy %s] [options] TRACE.swf[.gz]\n\n"
-          "Replay a Standard Workload Format trace on a cluster of identical nodes\n"
-          "under a scheduling policy and report makespan, wait, response time,\n"
-          "slowdown, bounded slowdown, utilization and malleability counts.\n\n"
-          "Trace:\n"
-          "  --partition ID        keep only jobs of partition ID (field 16)\n"
-          "  --from S, --to S      keep jobs submitted in [S, S) seconds (log time)\n"
-          "  --first N             keep only the first N jobs (after the other filters)\n"
-          "  --lenient             skip and count malformed lines instead of failing\n"
-          "                        (a file with no valid job line still fails)\n"
-          "Machine (default: the header's MaxNodes/MaxProcs when they determine both):\n"
-          "  --nodes N             number of nodes\n"
-          "  --cores-per-node C    cores per node; a job gets ceil(procs / C) nodes\n"
-          "Policy:\n"
-          "  --policy P            %s (default: easy; sd is SD-Policy)\n"
-          "  --max-mates M         sd: most running jobs shrunk for one start (2)\n"
-          "  --max-slowdown X      sd: mate cut-off: a number (10), inf or dynamic\n"
-          "                        (mean predicted slowdown of running jobs)\n"
-          "  --sharing-factor F    sd: fraction of a mate's cores lent, (0,1) (0.5)\n"
-          "  --runtime-model M     sd: how shrinking stretches jobs: ideal (default)\n"
-          "                        or worst (predictions always use worst)\n"
-          "  --core-demand D       sd: cores a job uses per node unshrunk: procs\n"
-          "                        (ceil(procs / nodes), default) or node (all)\n"
-          "  --malleable-fraction F  sd: fraction of jobs that are malleable (1)\n"
-          "  --seed S              sd: seed of the malleable draw (1)\n"
-          "Output:\n"
-          "  --json                print one JSON object (results and every parameter)\n"
-          "  --jobs-csv FILE       per-job id,submit,start,end,nodes,... as CSV\n"
-          "  --plot DIR            PNG heatmaps (slowdown, runtime, wait ratios by size\n"
-          "                        x runtime) of --baseline against this run, and\n"
-          "                        slowdown per day (needs gnuplot)\n"
-          "  --baseline P          policy compared with in --plot (easy)\n"
-          "  --help, --version\n",
-          bar, comma);
+/* --set KEY=VALUE (repeatable): a setting owned by one policy, checked for
+ * its form here and by its policy when the run starts. */
+static bool parse_setting(const char *v, void *dest, char *err, size_t n) {
+  const char *eq = strchr(v, '=');
+  char key[BAL_SCHED_SETTING_LEN];
+  if (!eq || eq == v) {
+    snprintf(err, n, "'%s' is not POLICY.NAME=VALUE", v);
+    return false;
+  }
+  if ((size_t)(eq - v) >= sizeof key) {
+    snprintf(err, n, "'%s': malformed or too long (key and value under %d bytes)", v,
+             BAL_SCHED_SETTING_LEN);
+    return false;
+  }
+  snprintf(key, sizeof key, "%.*s", (int)(eq - v), v);
+  if (bal_sched_config_set(dest, key, eq + 1) != BAL_OK) {
+    snprintf(err, n, "'%s': malformed or too long (key and value under %d bytes, at most %d settings)",
+             v, BAL_SCHED_SETTING_LEN, BAL_SCHED_MAX_SETTINGS);
+    return false;
+  }
+  return true;
 }
 
-static bool parse_i64(const char *a, const char *v, int64_t min, int64_t *out) {
-  return cli_parse_i64(PROG, a, v, min, INT64_MAX, out);
+/* --max-slowdown: a number, inf or dynamic. */
+static bool parse_max_slowdown(const char *v, void *dest, char *err, size_t n) {
+  bal_sched_config *cfg = dest;
+  if (!strcmp(v, "inf") || !strcmp(v, "infinite")) {
+    cfg->max_slowdown = INFINITY;
+    return true;
+  }
+  if (!strcmp(v, "dynamic")) {
+    cfg->dynamic_max_slowdown = true;
+    return true;
+  }
+  return cli_double_text(v, 1e-9, 1e300, false, false, &cfg->max_slowdown, err, n);
 }
 
 static int parse(int argc, char **argv, sched_opts *o) {
@@ -76,114 +69,90 @@ static int parse(int argc, char **argv, sched_opts *o) {
   bal_swf_options_init(&o->swf);
   bal_sched_config_init(&o->cfg);
   o->baseline = "easy";
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = NULL;
-    if (cli_help_or_version(PROG, a, usage)) return 0;
-    if (!strcmp(a, "--json")) {
-      o->json = true;
-      continue;
-    }
-    if (!strcmp(a, "--lenient")) {
-      o->swf.lenient = true;
-      continue;
-    }
-    if (a[0] != '-' || a[1] == '\0') {
-      if (o->trace) {
-        fprintf(stderr, "%s: only one trace, got '%s' and '%s'\n", PROG, o->trace, a);
-        return 2;
-      }
-      o->trace = a;
-      continue;
-    }
-    static const char *const valued[] = {
-        "--policy", "--baseline", "--partition", "--from", "--to", "--first", "--nodes",
-        "--cores-per-node", "--max-mates", "--max-slowdown", "--sharing-factor",
-        "--runtime-model", "--core-demand", "--malleable-fraction", "--seed", "--jobs-csv", "--plot"};
-    bool takes = false;
-    for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++) takes |= !strcmp(a, valued[k]);
-    if (!takes) {
-      cli_unknown(PROG, a);
-      return 2;
-    }
-    if (!(v = cli_value(PROG, argc, argv, &i))) return 2;
-    bool ok = true;
-    if (!strcmp(a, "--policy")) {
-      o->cfg.policy = v;
-    } else if (!strcmp(a, "--baseline")) {
-      o->baseline = v;
-    } else if (!strcmp(a, "--partition")) {
-      ok = parse_i64(a, v, 0, &o->swf.partition);
-    } else if (!strcmp(a, "--from")) {
-      ok = cli_parse_i64(PROG, a, v, INT64_MIN, INT64_MAX, &o->swf.from);
-    } else if (!strcmp(a, "--to")) {
-      ok = cli_parse_i64(PROG, a, v, INT64_MIN, INT64_MAX, &o->swf.to);
-    } else if (!strcmp(a, "--first")) {
-      ok = parse_i64(a, v, 1, &o->swf.first);
-    } else if (!strcmp(a, "--nodes")) {
-      ok = cli_parse_i64(PROG, a, v, 1, INT32_MAX, &o->nodes);
-    } else if (!strcmp(a, "--cores-per-node")) {
-      ok = cli_parse_i64(PROG, a, v, 1, INT32_MAX, &o->cores);
-    } else if (!strcmp(a, "--max-mates")) {
-      ok = cli_parse_i64(PROG, a, v, 1, BAL_SCHED_MAX_MATES, &o->cfg.max_mates);
-    } else if (!strcmp(a, "--max-slowdown")) {
-      if (!strcmp(v, "inf") || !strcmp(v, "infinite")) {
-        o->cfg.max_slowdown = INFINITY;
-      } else if (!strcmp(v, "dynamic")) {
-        o->cfg.dynamic_max_slowdown = true;
-      } else {
-        ok = cli_parse_double(PROG, a, v, 1e-9, 1e300, &o->cfg.max_slowdown);
-      }
-    } else if (!strcmp(a, "--sharing-factor")) {
-      ok = cli_parse_double(PROG, a, v, 0, 1, &o->cfg.sharing_factor);
-      if (ok && (o->cfg.sharing_factor <= 0 || o->cfg.sharing_factor >= 1)) {
-        fprintf(stderr, "%s: %s: must be strictly between 0 and 1\n", PROG, a);
-        ok = false;
-      }
-    } else if (!strcmp(a, "--runtime-model")) {
-      if (!strcmp(v, "ideal")) o->cfg.runtime_model = BAL_SCHED_IDEAL;
-      else if (!strcmp(v, "worst")) o->cfg.runtime_model = BAL_SCHED_WORST;
-      else {
-        fprintf(stderr, "%s: %s: '%s' is not ideal or worst\n", PROG, a, v);
-        ok = false;
-      }
-    } else if (!strcmp(a, "--core-demand")) {
-      if (!strcmp(v, "procs")) o->cfg.core_demand = BAL_SCHED_DEMAND_PROCS;
-      else if (!strcmp(v, "node")) o->cfg.core_demand = BAL_SCHED_DEMAND_NODE;
-      else {
-        fprintf(stderr, "%s: %s: '%s' is not procs or node\n", PROG, a, v);
-        ok = false;
-      }
-    } else if (!strcmp(a, "--malleable-fraction")) {
-      ok = cli_parse_double(PROG, a, v, 0, 1, &o->cfg.malleable_fraction);
-    } else if (!strcmp(a, "--seed")) {
-      ok = cli_parse_u64(PROG, a, v, &o->cfg.seed);
-    } else if (!strcmp(a, "--jobs-csv")) {
-      o->jobs_csv = v;
-    } else if (!strcmp(a, "--plot")) {
-      o->plot_dir = v;
-    }
-    if (!ok) return 2;
-  }
+  char policies[128], policy_help[192], usage[256];
+  policy_list(policies, sizeof policies, "|");
+  snprintf(usage, sizeof usage, "ballast sched [--policy %s] [options] TRACE.swf[.gz]", policies);
+  policy_list(policies, sizeof policies, ", ");
+  snprintf(policy_help, sizeof policy_help, "%s (default: easy; sd is SD-Policy)", policies);
+  int runtime_model = 0, core_demand = 0;
+  static const char *const models[] = {"ideal", "worst", NULL};
+  static const char *const demands[] = {"procs", "node", NULL};
+  const cli_flag flags[] = {
+      CLI_SECTION("Trace:"),
+      CLI_INT("--partition", "ID", &o->swf.partition, 0, INT64_MAX,
+              "keep only jobs of partition ID (field 16)"),
+      CLI_INT("--from", "S", &o->swf.from, INT64_MIN, INT64_MAX,
+              "keep jobs submitted at or after S seconds (log time)"),
+      CLI_INT("--to", "S", &o->swf.to, INT64_MIN, INT64_MAX,
+              "keep jobs submitted before S seconds (log time)"),
+      CLI_INT("--first", "N", &o->swf.first, 1, INT64_MAX,
+              "keep only the first N jobs (after the other filters)"),
+      CLI_BOOL("--lenient", &o->swf.lenient,
+               "skip and count malformed lines instead of failing\n"
+               "(a file with no valid job line still fails)"),
+      CLI_SECTION("Machine (default: the header's MaxNodes/MaxProcs when they determine both):"),
+      CLI_INT("--nodes", "N", &o->nodes, 1, INT32_MAX, "number of nodes"),
+      CLI_INT("--cores-per-node", "C", &o->cores, 1, INT32_MAX,
+              "cores per node; a job gets ceil(procs / C) nodes"),
+      CLI_SECTION("Policy:"),
+      CLI_STRING("--policy", "P", &o->cfg.policy, policy_help),
+      CLI_INT("--max-mates", "M", &o->cfg.max_mates, 1, BAL_SCHED_MAX_MATES,
+              "sd: most running jobs shrunk for one start (2)"),
+      CLI_CUSTOM("--max-slowdown", "X", &o->cfg, parse_max_slowdown,
+                 "sd: mate cut-off: a number (10), inf or dynamic\n"
+                 "(mean predicted slowdown of running jobs)"),
+      {.kind = CLI_KIND_DOUBLE, .name = "--sharing-factor", .metavar = "F",
+       .dest = &o->cfg.sharing_factor, .dmin = 0, .dmax = 1, .open_min = true, .open_max = true,
+       .help = "sd: fraction of a mate's cores lent, (0,1) (0.5)"},
+      CLI_CHOICE("--runtime-model", "M", &runtime_model, models,
+                 "sd: how shrinking stretches jobs: ideal (default)\n"
+                 "or worst (predictions always use worst)"),
+      CLI_CHOICE("--core-demand", "D", &core_demand, demands,
+                 "sd: cores a job uses per node unshrunk: procs\n"
+                 "(ceil(procs / nodes), default) or node (all)"),
+      CLI_DOUBLE("--malleable-fraction", "F", &o->cfg.malleable_fraction, 0, 1,
+                 "sd: fraction of jobs that are malleable (1)"),
+      CLI_UINT("--seed", "S", &o->cfg.seed, "sd: seed of the malleable draw (1)"),
+      CLI_CUSTOM("--set", "KEY=VALUE", &o->cfg, parse_setting,
+                 "a setting of one policy, e.g. sd.mate_cost=sum\n"
+                 "(repeatable; docs/sched.md lists them)"),
+      CLI_SECTION("Output:"),
+      CLI_BOOL("--json", &o->json, "print one JSON object (results and every parameter)"),
+      CLI_PATH("--jobs-csv", "FILE", &o->jobs_csv, "per-job id,submit,start,end,nodes,... as CSV"),
+      CLI_PATH("--plot", "DIR", &o->plot_dir,
+               "PNG heatmaps (slowdown, runtime, wait ratios by size\n"
+               "x runtime) of --baseline against this run, and\n"
+               "slowdown per day (needs gnuplot)"),
+      CLI_STRING("--baseline", "P", &o->baseline, "policy compared with in --plot (easy)"),
+      CLI_END};
+  const cli_program prog = {
+      .name = PROG,
+      .usage = usage,
+      .description = "Replay a Standard Workload Format trace on a cluster of identical nodes\n"
+                     "under a scheduling policy and report makespan, wait, response time,\n"
+                     "slowdown, bounded slowdown, utilization and malleability counts.",
+      .flags = flags,
+      .positional = "TRACE",
+      .positional_dest = &o->trace};
+  int rc = cli_parse(&prog, argc, argv);
+  if (rc != CLI_CONTINUE) return rc;
+  o->cfg.runtime_model = runtime_model ? BAL_SCHED_WORST : BAL_SCHED_IDEAL;
+  o->cfg.core_demand = core_demand ? BAL_SCHED_DEMAND_NODE : BAL_SCHED_DEMAND_PROCS;
   for (int k = 0; k < 2; k++) {
     const char *p = k ? o->baseline : o->cfg.policy;
     bool known = false;
     for (int i = 0; bal_sched_policy_name(i); i++) known |= !strcmp(p, bal_sched_policy_name(i));
     if (!known) {
       char names[256];
-      fprintf(stderr, "%s: %s: unknown policy '%s' (%s)\n", PROG, k ? "--baseline" : "--policy",
-              p, policy_list(names, sizeof names, ", "));
-      return 2;
+      return cli_usage_error(PROG, "%s: unknown policy '%s' (%s)", k ? "--baseline" : "--policy",
+                             p, policy_list(names, sizeof names, ", "));
     }
   }
-  if (o->swf.from > o->swf.to) {
-    fprintf(stderr, "%s: --from must not be after --to\n", PROG);
-    return 2;
-  }
-  if (!o->trace) {
-    fprintf(stderr, "%s: missing TRACE (try --help)\n", PROG);
-    return 2;
-  }
-  return -1;
+  if (o->swf.from > o->swf.to) return cli_usage_error(PROG, "--from must not be after --to");
+  if (!o->trace) return cli_usage_error(PROG, "missing TRACE (try --help)");
+  if (o->jobs_csv && !out_check_dir(PROG, "--jobs-csv", o->jobs_csv)) return 1;
+  if (o->plot_dir && !out_check_dir_itself(PROG, "--plot", o->plot_dir)) return 1;
+  return CLI_CONTINUE;
 }
 
 /* Why the machine could not be resolved, naming what was given: the
@@ -225,7 +194,10 @@ static int simulate(const sched_opts *o, const bal_swf_trace *t, bal_sched_confi
   int rc = bal_sched_run(t, &cfg, out);
   *secs = bal__now_s() - t0;
   if (rc != BAL_OK) {
-    fprintf(stderr, "%s: %s: simulation failed: %s\n", PROG, o->trace, bal_strerror(rc));
+    /* Settings are checked by their policy when the run starts: point at
+     * them, the only input not checked while parsing. */
+    fprintf(stderr, "%s: %s: simulation failed: %s%s\n", PROG, o->trace, bal_strerror(rc),
+            rc == BAL_EINVAL && cfg.nsettings ? " (a --set its policy does not know?)" : "");
     return 1;
   }
   return 0;
@@ -234,7 +206,7 @@ static int simulate(const sched_opts *o, const bal_swf_trace *t, bal_sched_confi
 int main(int argc, char **argv) {
   sched_opts o;
   int rc = parse(argc, argv, &o);
-  if (rc >= 0) return rc;
+  if (rc != CLI_CONTINUE) return rc;
   sched_timing tm = {0};
   double t0 = bal__now_s();
   bal_swf_trace *trace = NULL;
@@ -257,8 +229,6 @@ int main(int argc, char **argv) {
     bal_swf_trace_destroy(trace);
     return 1;
   }
-  if (trace->njobs == 0)
-    fprintf(stderr, "%s: %s: warning: no jobs to simulate; averages are n/a\n", PROG, o.trace);
   bal_sched_result *res = NULL, *base = NULL;
   rc = simulate(&o, trace, o.cfg, o.cfg.policy, &res, &tm.sim_s);
   if (!rc && o.plot_dir) {
@@ -268,6 +238,8 @@ int main(int argc, char **argv) {
   }
   if (!rc) {
     const bal_sched_summary *s = bal_sched_result_summary(res);
+    if (s->jobs == 0)
+      fprintf(stderr, "%s: warning: %s: no job to simulate, nothing to measure\n", PROG, o.trace);
     if (o.json) sched_print_json(&o, trace, s, &tm);
     else sched_print_table(&o, trace, s, &tm);
     if (o.jobs_csv && !sched_write_csv(o.jobs_csv, res)) rc = 1;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "common/gnuplot.h"
+#include "common/output.h"
 #include "sched_tool.h"
 
 #define SIZE_BINS 14 /* 1, 2, 3-4, ..., 4097-8192, more */
@@ -52,12 +53,20 @@ static void accumulate(const bal_sched_result *r, cell c[SIZE_BINS][TIME_BINS]) 
   }
 }
 
-/* Messages name the flag and the output directory (see gnuplot.h). */
-static bool run_gnuplot(const char *script) {
+/* Draw the PNG reserved in png (output.h): renamed into place if gnuplot
+ * succeeded, removed otherwise. Messages name the flag (see gnuplot.h). */
+static bool run_gnuplot(const char *script, out_file *png) {
   FILE *g = gnuplot_open(SCHED_PROG, "--plot");
-  if (!g) return false;
+  if (!g) {
+    out_discard(png);
+    return false;
+  }
   fputs(script, g);
-  return gnuplot_close(g, SCHED_PROG, "--plot");
+  if (!gnuplot_close(g, SCHED_PROG, "--plot")) {
+    out_discard(png);
+    return false;
+  }
+  return out_commit(png);
 }
 
 static double ratio(double base, double run) {
@@ -72,14 +81,12 @@ static bool heatmaps(const char *dir, const bal_sched_result *run, const bal_sch
   accumulate(run, cr);
   accumulate(base, cb);
   static const char *const names[3] = {"slowdown", "runtime", "wait"};
-  char path[4096], script[16384];
+  char path[4096], pngpath[4096], script[16384];
   for (int m = 0; m < 3; m++) {
     snprintf(path, sizeof path, "%s/heatmap_%s.dat", dir, names[m]);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-      fprintf(stderr, "%s: --plot %s: %s\n", SCHED_PROG, path, strerror(errno));
-      return false;
-    }
+    out_file dat, png;
+    if (!out_open(&dat, SCHED_PROG, "--plot", path)) return false;
+    FILE *f = dat.f;
     fprintf(f, "# x=size bin (nodes <= 2^x), y=runtime bin, ratio %s/%s of mean %s, jobs\n",
             bn, rn, names[m]);
     for (int s = 0; s < SIZE_BINS; s++)
@@ -91,15 +98,17 @@ static bool heatmaps(const char *dir, const bal_sched_result *run, const bal_sch
         double r = ratio(va / (double)a->n, vb / (double)b->n);
         if (isfinite(r)) fprintf(f, "%d %d %.4f %lld\n", s, t, r, (long long)b->n);
       }
-    fclose(f);
+    if (!out_commit(&dat)) return false;
+    snprintf(pngpath, sizeof pngpath, "%s/heatmap_%s.png", dir, names[m]);
+    if (!out_reserve(&png, SCHED_PROG, "--plot", pngpath)) return false;
     int len = snprintf(script, sizeof script,
-                       "set terminal pngcairo size 1100,600\nset output '%s/heatmap_%s.png'\n"
+                       "set terminal pngcairo size 1100,600\nset output '%s'\n"
                        "set title 'mean %s ratio %s / %s by job size and runtime'\n"
                        "set xlabel 'nodes (at most)'\nset ylabel 'runtime'\n"
                        "set xrange [-0.5:%d.5]\nset yrange [-0.5:%d.5]\n"
                        "set palette defined (0 'red', 1 'white', 2 'blue')\n"
                        "set cbrange [0:2]\nset cblabel 'ratio (>1: %s better)'\n",
-                       dir, names[m], names[m], bn, rn, SIZE_BINS - 1, TIME_BINS - 1, rn);
+                       png.tmp, names[m], bn, rn, SIZE_BINS - 1, TIME_BINS - 1, rn);
     len += snprintf(script + len, sizeof script - (size_t)len, "set xtics (");
     for (int s = 0; s < SIZE_BINS; s++)
       len += snprintf(script + len, sizeof script - (size_t)len, "%s'%s%lld' %d",
@@ -114,7 +123,7 @@ static bool heatmaps(const char *dir, const bal_sched_result *run, const bal_sch
              "plot '%s' using 1:2:(0.5):(0.5):(($3>2)?2:$3) with boxxy fc palette notitle, "
              "'' using 1:2:(sprintf('%%.2f', $3)) with labels font ',8' notitle\n",
              path);
-    if (!run_gnuplot(script)) return false;
+    if (!run_gnuplot(script, &png)) return false;
   }
   return true;
 }
@@ -145,23 +154,25 @@ static bool per_day(const char *dir, const bal_sched_result *run, const bal_sche
       if (ds < days) acc[4 * ds + 3] += 1;
     }
   }
-  char path[4096], script[16384];
+  char path[4096], pngpath[4096], script[16384];
   snprintf(path, sizeof path, "%s/slowdown_per_day.dat", dir);
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    fprintf(stderr, "%s: --plot %s: %s\n", SCHED_PROG, path, strerror(errno));
+  out_file dat, png;
+  if (!out_open(&dat, SCHED_PROG, "--plot", path)) {
     free(acc);
     return false;
   }
+  FILE *f = dat.f;
   fprintf(f, "# day, mean slowdown %s, mean slowdown %s, malleable starts (%s)\n", rn, bn, rn);
   for (size_t d = 0; d < days; d++)
     if (acc[4 * d + 2] > 0)
       fprintf(f, "%zu %.4f %.4f %.0f\n", d, acc[4 * d] / acc[4 * d + 2],
               acc[4 * d + 1] / acc[4 * d + 2], acc[4 * d + 3]);
-  fclose(f);
   free(acc);
+  if (!out_commit(&dat)) return false;
+  snprintf(pngpath, sizeof pngpath, "%s/slowdown_per_day.png", dir);
+  if (!out_reserve(&png, SCHED_PROG, "--plot", pngpath)) return false;
   snprintf(script, sizeof script,
-           "set terminal pngcairo size 1200,500\nset output '%s/slowdown_per_day.png'\n"
+           "set terminal pngcairo size 1200,500\nset output '%s'\n"
            "set title 'slowdown per day (by submit day) and malleable starts'\n"
            "set xlabel 'day'\nset ylabel 'malleable starts per day'\n"
            "set y2label 'average slowdown'\nset ytics nomirror\nset y2tics\n"
@@ -169,8 +180,8 @@ static bool per_day(const char *dir, const bal_sched_result *run, const bal_sche
            "plot '%s' using 1:4 axes x1y1 with boxes lc rgb '#999999' title 'malleable "
            "starts (%s)', '' using 1:3 axes x1y2 with lines lw 1.5 lc rgb 'red' title '%s', "
            "'' using 1:2 axes x1y2 with lines lw 1.5 lc rgb 'blue' title '%s'\n",
-           dir, path, rn, bn, rn);
-  return run_gnuplot(script);
+           png.tmp, path, rn, bn, rn);
+  return run_gnuplot(script, &png);
 }
 
 bool sched_plot(const char *dir, const bal_sched_result *run, const bal_sched_result *base,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "common/output.h"
 #include "sched_tool.h"
 
 static const char *model_name(int m) { return m == BAL_SCHED_WORST ? "worst" : "ideal"; }
@@ -97,6 +98,10 @@ void sched_print_json(const sched_opts *o, const bal_swf_trace *t, const bal_sch
   json_string(&j, "core_demand", c->core_demand == BAL_SCHED_DEMAND_NODE ? "node" : "procs");
   json_double(&j, "malleable_fraction", c->malleable_fraction);
   json_uint(&j, "seed", c->seed);
+  json_object_begin(&j, "settings");
+  for (int64_t k = 0; k < c->nsettings; k++)
+    json_string(&j, c->settings[k].key, c->settings[k].value);
+  json_object_end(&j);
   json_string(&j, "jobs_csv", o->jobs_csv);
   json_string(&j, "plot", o->plot_dir);
   json_string(&j, "baseline", o->plot_dir ? o->baseline : NULL);
@@ -139,11 +144,9 @@ void sched_print_json(const sched_opts *o, const bal_swf_trace *t, const bal_sch
 }
 
 bool sched_write_csv(const char *path, const bal_sched_result *r) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    fprintf(stderr, "%s: --jobs-csv %s: %s\n", SCHED_PROG, path, strerror(errno));
-    return false;
-  }
+  out_file out;
+  if (!out_open(&out, SCHED_PROG, "--jobs-csv", path)) return false;
+  FILE *f = out.f;
   int64_t n;
   const bal_sched_job *jobs = bal_sched_result_jobs(r, &n);
   fprintf(f, "id,submit,start,end,nodes,procs,runtime,req_time,wait,response,slowdown,"
@@ -164,9 +167,5 @@ bool sched_write_csv(const char *path, const bal_sched_result *r) {
             fmax(1.0, resp / fmax((double)j->runtime, 10.0)), j->malleable, (long long)j->mates,
             (long long)j->times_mate);
   }
-  if (fclose(f) != 0) {
-    fprintf(stderr, "%s: --jobs-csv %s: %s\n", SCHED_PROG, path, strerror(errno));
-    return false;
-  }
-  return true;
+  return out_commit(&out);
 }

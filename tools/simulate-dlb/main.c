@@ -6,6 +6,7 @@
  * the cost of the simulation (wall time, peak memory). Times inside the
  * simulation (efficiency, resolution) are simulated seconds. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <limits.h>
 #include <math.h>
@@ -21,6 +22,8 @@
 
 #include "common/cli.h"
 #include "common/json.h"
+#include "common/launch.h"
+#include "common/output.h"
 #include "memwatch.h"
 #include "platform.h"
 #include "result.h"
@@ -39,104 +42,98 @@ typedef struct opts {
   int nfwd;
 } opts;
 
-static void usage(FILE *out) {
-  fprintf(out,
-          "usage: ballast simulate-dlb --ranks N [options] [DLB_Bench options]\n\n"
-          "Runs DLB_Bench -- Ballast's real work-stealing code -- on N simulated MPI ranks of\n"
-          "a simulated cluster (SimGrid SMPI). Work is simulated time and task data beyond\n"
-          "the first 4 KiB is simulated traffic, so thousands of ranks with MB-sized\n"
-          "problems fit on one machine. Reported times are simulated seconds.\n\n"
-          "Machine (defaults: 28-core nodes on Omni-Path, 100 Gb/s, ~1 us):\n"
-          "  --ranks N               simulated MPI ranks (required)\n"
-          "  --cores-per-node C      ranks per node (default 28)\n"
-          "  --core-speed F          flop/s of a core, for cycles/byte (default 2.4e9)\n"
-          "  --latency S             node link latency, s (default 1e-6; two links per hop)\n"
-          "  --bandwidth B           node link bandwidth, bytes/s (default 12.5e9)\n"
-          "  --intra-latency S       latency between ranks of a node, s (default 3e-7)\n"
-          "  --intra-bandwidth B     bandwidth between ranks of a node, bytes/s (default 1e10)\n"
-          "  --probe-cost S          simulated cost of an MPI_Iprobe/MPI_Test, s (default 0)\n"
-          "  --smpi-cfg K:V          extra SimGrid setting (repeatable), e.g. smpi/test:2e-6\n"
-          "Output:\n"
-          "  --json                  print one JSON object (platform, simulation cost, DLB_Bench's)\n"
-          "  --csv FILE              append one row per policy to FILE (header if new)\n"
-          "  --keep-files            keep the generated platform and host files\n"
-          "  --help, --version\n\n"
-          "Every other option goes to DLB_Bench (see `ballast dlb-bench --help`): --policy,\n"
-          "--work-per-rank, --tasks-per-rank, --bytes-per-rank, --distribution, --seed, ...\n"
-          "Its work mode is always 'simulated'.\n");
+/* --smpi-cfg K:V, repeatable. */
+static bool parse_cfg(const char *v, void *dest, char *err, size_t n) {
+  opts *o = dest;
+  if (!strchr(v, ':')) {
+    snprintf(err, n, "expected KEY:VALUE, got '%s'", v);
+    return false;
+  }
+  if (o->ncfgs == MAX_ARGS) {
+    snprintf(err, n, "more than %d settings", MAX_ARGS);
+    return false;
+  }
+  o->cfgs[o->ncfgs++] = v;
+  return true;
 }
 
-static bool parse(int argc, char **argv, opts *o) {
+static bool parse_work_mode(const char *v, void *dest, char *err, size_t n) {
+  (void)dest;
+  if (!strcmp(v, "simulated")) return true;
+  snprintf(err, n, "only 'simulated' runs under SMPI, not '%s'", v);
+  return false;
+}
+
+/* Every argument that is not the launcher's own goes to DLB_Bench. */
+static bool forward(const char *arg, void *ctx) {
+  opts *o = ctx;
+  if (o->nfwd == MAX_ARGS) {
+    fprintf(stderr, PROG ": more than %d arguments for DLB_Bench\n", MAX_ARGS);
+    return false;
+  }
+  o->fwd[o->nfwd++] = arg;
+  return true;
+}
+
+static int parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
   o->plat = (sim_platform){0, 28, 2.4e9, 1e-6, 12.5e9, 3e-7, 1e10};
   /* Probing costs ~1 us at most, once per poll (1 ms slices): 0.1% of the
    * time, invisible in the results (0.958 vs 0.957 at 128 ranks), while
    * simulating each probe's cost is a quarter of the simulation's work. */
   o->probe_cost = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v;
-    int64_t n;
-#define VAL() \
-  if (!(v = cli_value(PROG, argc, argv, &i))) return false
-    if (!strcmp(a, "--json")) {
-      o->json = true;
-    } else if (!strcmp(a, "--keep-files")) {
-      o->keep = true;
-    } else if (!strcmp(a, "--ranks")) {
-      VAL();
-      if (!cli_parse_i64(PROG, a, v, 1, 1 << 20, &n)) return false;
-      o->plat.ranks = n;
-    } else if (!strcmp(a, "--cores-per-node")) {
-      VAL();
-      if (!cli_parse_i64(PROG, a, v, 1, 1 << 16, &n)) return false;
-      o->plat.cores_per_node = n;
-    } else if (!strcmp(a, "--core-speed")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 1, 1e15, &o->plat.core_speed)) return false;
-    } else if (!strcmp(a, "--latency")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 0, 10, &o->plat.latency)) return false;
-    } else if (!strcmp(a, "--bandwidth")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 1, 1e15, &o->plat.bandwidth)) return false;
-    } else if (!strcmp(a, "--intra-latency")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 0, 10, &o->plat.intra_latency)) return false;
-    } else if (!strcmp(a, "--intra-bandwidth")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 1, 1e15, &o->plat.intra_bandwidth)) return false;
-    } else if (!strcmp(a, "--probe-cost")) {
-      VAL();
-      if (!cli_parse_double(PROG, a, v, 0, 1, &o->probe_cost)) return false;
-    } else if (!strcmp(a, "--smpi-cfg")) {
-      VAL();
-      if (!strchr(v, ':') || o->ncfgs == MAX_ARGS) {
-        fprintf(stderr, PROG ": --smpi-cfg: expected KEY:VALUE, got '%s'\n", v);
-        return false;
-      }
-      o->cfgs[o->ncfgs++] = v;
-    } else if (!strcmp(a, "--csv")) {
-      VAL();
-      o->csv = v;
-    } else if (!strcmp(a, "--work-mode")) {
-      VAL();
-      if (strcmp(v, "simulated") != 0) {
-        fprintf(stderr, PROG ": --work-mode: only 'simulated' runs under SMPI\n");
-        return false;
-      }
-    } else {
-      if (o->nfwd == MAX_ARGS) {
-        fprintf(stderr, PROG ": too many arguments\n");
-        return false;
-      }
-      o->fwd[o->nfwd++] = a;
-    }
-  }
-  if (o->plat.ranks == 0) {
-    fprintf(stderr, PROG ": --ranks: required (number of simulated ranks)\n");
-    return false;
-  }
-  return true;
+  int64_t ranks = 0, cores = o->plat.cores_per_node;
+  bool ranks_given = false;
+  const cli_flag flags[] = {
+      CLI_SECTION("Machine (defaults: 28-core nodes on Omni-Path, 100 Gb/s, ~1 us):"),
+      {.kind = CLI_KIND_INT, .name = "--ranks", .metavar = "N", .dest = &ranks,
+       .given = &ranks_given, .imin = 1, .imax = 1 << 20,
+       .help = "simulated MPI ranks (required)"},
+      CLI_INT("--cores-per-node", "C", &cores, 1, 1 << 16, "ranks per node (default 28)"),
+      CLI_DOUBLE("--core-speed", "F", &o->plat.core_speed, 1, 1e15,
+                 "flop/s of a core, for cycles/byte (default 2.4e9)"),
+      CLI_DOUBLE("--latency", "S", &o->plat.latency, 0, 10,
+                 "node link latency, s (default 1e-6; two links per hop)"),
+      CLI_DOUBLE("--bandwidth", "B", &o->plat.bandwidth, 1, 1e15,
+                 "node link bandwidth, bytes/s (default 12.5e9)"),
+      CLI_DOUBLE("--intra-latency", "S", &o->plat.intra_latency, 0, 10,
+                 "latency between ranks of a node, s (default 3e-7)"),
+      CLI_DOUBLE("--intra-bandwidth", "B", &o->plat.intra_bandwidth, 1, 1e15,
+                 "bandwidth between ranks of a node, bytes/s (default 1e10)"),
+      CLI_DOUBLE("--probe-cost", "S", &o->probe_cost, 0, 1,
+                 "simulated cost of an MPI_Iprobe/MPI_Test, s (default 0)"),
+      CLI_CUSTOM("--smpi-cfg", "K:V", o, parse_cfg,
+                 "extra SimGrid setting (repeatable), e.g. smpi/test:2e-6"),
+      CLI_CUSTOM("--work-mode", "M", NULL, parse_work_mode,
+                 "DLB_Bench's work mode: only 'simulated' (the default)"),
+      CLI_SECTION("Output:"),
+      CLI_BOOL("--json", &o->json, "print one JSON object (platform, simulation cost, DLB_Bench's)"),
+      CLI_PATH("--csv", "FILE", &o->csv, "append one row per policy to FILE (header if new)"),
+      CLI_BOOL("--keep-files", &o->keep, "keep the generated platform and host files"),
+      CLI_END};
+  const cli_program prog = {
+      .name = PROG,
+      .usage = "ballast simulate-dlb --ranks N [options] [DLB_Bench options]",
+      .description =
+          "Runs DLB_Bench -- Ballast's real work-stealing code -- on N simulated MPI ranks of\n"
+          "a simulated cluster (SimGrid SMPI). Work is simulated time and task data beyond\n"
+          "the first 4 KiB is simulated traffic, so thousands of ranks with MB-sized\n"
+          "problems fit on one machine. Reported times are simulated seconds.",
+      .flags = flags,
+      .epilog = "Every other option goes to DLB_Bench (see `ballast dlb-bench --help`): --policy,\n"
+                "--work-per-rank, --tasks-per-rank, --bytes-per-rank, --distribution, --seed, ...",
+      .other = forward,
+      .other_ctx = o};
+  int rc = cli_parse(&prog, argc, argv);
+  if (rc != CLI_CONTINUE) return rc;
+  o->plat.ranks = ranks;
+  o->plat.cores_per_node = cores;
+  if (!ranks_given)
+    return cli_usage_error(PROG, "--ranks: required (number of simulated ranks)");
+  /* --csv appends rows (several runs build one table), so it is not
+   * written whole; its directory is still checked before the simulation. */
+  if (o->csv && !out_check_dir(PROG, "--csv", o->csv)) return 1;
+  return CLI_CONTINUE;
 }
 
 /* A program at the path rel from this program's directory: DLB_Bench for
@@ -161,22 +158,17 @@ typedef struct run_cost {
 /* Run argv with stdout captured into *out (malloc'd, NUL-terminated). */
 static bool run_capture(char **argv, char **out, run_cost *cost) {
   int fd[2];
-  if (pipe(fd) != 0) return false;
+  if (pipe2(fd, O_CLOEXEC) != 0) return false; /* only the child's stdout stays open in it */
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  pid_t pid = fork();
-  if (pid < 0) return false;
-  if (pid == 0) {
-    setpgid(0, 0); /* its own group, so that memwatch finds all of it */
-    dup2(fd[1], STDOUT_FILENO);
-    close(fd[0]);
-    close(fd[1]);
-    execv(argv[0], argv);
-    fprintf(stderr, PROG ": cannot run %s: %s\n", argv[0], strerror(errno));
-    _exit(127);
-  }
+  /* Its own process group, so that memwatch finds all of it and a signal
+   * to this program reaches all of it (launch.h). */
+  pid_t pid = launch_spawn(PROG, argv, fd[1]);
   close(fd[1]);
-  setpgid(pid, pid); /* as the child does: whichever runs first */
+  if (pid < 0) {
+    close(fd[0]);
+    return false;
+  }
   double peak = 0, next_sample = 0;
   size_t len = 0, cap = 1 << 16;
   char *buf = malloc(cap);
@@ -214,13 +206,11 @@ static bool run_capture(char **argv, char **out, run_cost *cost) {
     if (buf) len += (size_t)r;
   }
   close(fd[0]);
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
+  int status = launch_wait(pid);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   cost->wall_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   cost->peak_mb = peak;
-  cost->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  cost->status = status;
   if (!buf) return false;
   buf[len] = '\0';
   *out = buf;
@@ -320,10 +310,9 @@ static void print_table(const opts *o, const dlb_output *dlb, const run_cost *co
 }
 
 int main(int argc, char **argv) {
-  for (int i = 1; i < argc; i++)
-    if (cli_help_or_version(PROG, argv[i], usage)) return 0;
   opts o;
-  if (!parse(argc, argv, &o)) return 2;
+  int prc = parse(argc, argv, &o);
+  if (prc != CLI_CONTINUE) return prc;
   char exe[PATH_MAX];
   if (!sibling(BALLAST_SMPI_HELPER, exe, sizeof exe)) {
     fprintf(stderr, PROG ": %s is missing (build Ballast with SimGrid: Debian libsimgrid-dev)\n",
@@ -403,6 +392,8 @@ int main(int argc, char **argv) {
   } else {
     fprintf(stderr, PROG ": platform and host files kept in %s\n", dir);
   }
+  if (launch_signal()) free(text);
+  launch_die(); /* stopped by a signal: the simulation has ended, die of it */
   dlb_output dlb;
   bool parsed = ran && text && dlb_output_parse(text, &dlb);
   bool ok = parsed && cost.status == 0;
@@ -411,6 +402,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, PROG ": the simulation failed (exit status %d%s)\n", cost.status,
             !parsed ? ", no DLB_Bench result" : "");
   if (o.json) print_json(&o, parsed ? text : NULL, &cost, ok);
+  /* DLB_Bench refused a flag passed on to it: a usage error here too. */
+  if (!parsed && cost.status == 2) {
+    free(text);
+    return 2;
+  }
   if (parsed) {
     if (!o.json) print_table(&o, &dlb, &cost);
     if (o.csv && !append_csv(&o, &dlb, &cost)) ok = false;

@@ -1,7 +1,7 @@
 /* ballast-heat: 2-D Jacobi heat diffusion over MPI, rows balanced by
- * bal_rebalance against an artificial competing load (seed 002).
+ * bal_rebalance against an artificial competing load ([Siegell 1997]).
  *
- * Efficiency (seed 002 §3): productive time / available time, where
+ * Efficiency ([Siegell 1997] §3): productive time / available time, where
  *   productive = the sequential time on one dedicated processor
  *              = iterations x the dedicated time of one sweep over all ny
  *                rows (sleep mode: ny x --row-time, the emulated cost;
@@ -66,10 +66,9 @@ static int setup_config(const heat_opts *o, bal_rebalance_config *cfg) {
 }
 
 int main(int argc, char **argv) {
-  for (int i = 1; i < argc; i++)
-    if (cli_help_or_version(HEAT_PROG, argv[i], heat_usage)) return 0;
   heat_opts o;
-  if (!heat_parse(argc, argv, &o)) return 2;
+  int prc = heat_parse(argc, argv, &o);
+  if (prc != CLI_CONTINUE) return prc;
   if (o.ranks > 0 && !launch_under_mpirun())
     return launch_mpiexec(HEAT_PROG, BALLAST_MPIEXEC, BALLAST_MPIEXEC_OVERSUBSCRIBE, argc, argv,
                           o.ranks);

@@ -1,4 +1,4 @@
-/* The artificial competing load of seed 002 §3: a process that shares a
+/* The artificial competing load of [Siegell 1997] §3: a process that shares a
  * rank's processor, constantly or in cycles (loaded for the first
  * duty*period seconds of every period, idle for the rest). While it runs,
  * a rank with slowdown F advances its own computation at 1/F of the

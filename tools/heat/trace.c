@@ -1,11 +1,12 @@
 /* What the balancer saw on one rank, one sample per interaction: the rows
  * it held, its raw and filtered rate, and whether the load was on — the
- * data of seed 002's Figs. 22-24 — as CSV and as a gnuplot PNG. */
+ * data of [Siegell 1997] Figs. 22-24 — as CSV and as a gnuplot PNG. */
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "common/cli.h"
 #include "common/gnuplot.h"
+#include "common/output.h"
 #include "heat.h"
 
 int trace_add(heat_trace *tr, const heat_sample *s) {
@@ -31,18 +32,11 @@ static void write_rows(FILE *f, const heat_trace *tr) {
 static const char *header = "time_s,iteration,rows,rate_raw,rate_filtered,loaded,filter_state,rebalances\n";
 
 bool trace_write_csv(const heat_trace *tr, const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    fprintf(stderr, HEAT_PROG ": --trace: cannot write '%s'\n", path);
-    return false;
-  }
-  fputs(header, f);
-  write_rows(f, tr);
-  if (fclose(f) != 0) {
-    fprintf(stderr, HEAT_PROG ": --trace: error writing '%s'\n", path);
-    return false;
-  }
-  return true;
+  out_file out;
+  if (!out_open(&out, HEAT_PROG, "--trace", path)) return false;
+  fputs(header, out.f);
+  write_rows(out.f, tr);
+  return out_commit(&out);
 }
 
 bool trace_plot(const heat_trace *tr, const heat_opts *o, const char *path, int rank) {
@@ -56,8 +50,14 @@ bool trace_plot(const heat_trace *tr, const heat_opts *o, const char *path, int 
   }
   write_rows(d, tr);
   fclose(d);
+  out_file png;
+  if (!out_reserve(&png, HEAT_PROG, "--plot", path)) {
+    unlink(data);
+    return false;
+  }
   FILE *g = gnuplot_open(HEAT_PROG, "--plot");
   if (!g) {
+    out_discard(&png);
     unlink(data);
     return false;
   }
@@ -68,7 +68,9 @@ bool trace_plot(const heat_trace *tr, const heat_opts *o, const char *path, int 
   }
   top *= 1.15;
   const char *bal = o->balancer_off ? "none" : o->balancer;
-  fprintf(g, "set terminal pngcairo size 900,500 noenhanced font ',10'\nset output '%s'\n", path);
+  fprintf(g, "set terminal pngcairo size 900,500 noenhanced font ',10'\nset output ");
+  gnuplot_string(g, png.tmp);
+  fprintf(g, "\n");
   fprintf(g, "set datafile separator ','\n"
              "set title 'ballast heat: rank %d, balancer %s, load %s (x%.3g)%s%s%s'\n"
              "set xlabel 'time (s)'\nset ylabel 'rows held'\nset y2label 'rows/s'\n"
@@ -85,5 +87,6 @@ bool trace_plot(const heat_trace *tr, const heat_opts *o, const char *path, int 
           data, top);
   bool ok = gnuplot_close(g, HEAT_PROG, "--plot");
   unlink(data);
-  return ok;
+  if (!ok) out_discard(&png);
+  return ok && out_commit(&png);
 }

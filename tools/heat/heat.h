@@ -1,9 +1,9 @@
 /* ballast-heat: a 2-D Jacobi heat solver over MPI whose grid rows are the
- * work items of bal_rebalance (issue 6). Shared declarations of its files:
+ * work items of bal_rebalance. Shared declarations of its files:
  *   opts.c    command line
  *   grid.c    the local rows, the rebalance callbacks, the sweep, checksums
  *   halo.c    who owns which row, and the halo exchange that follows from it
- *   load.c    the artificial competing load (seed 002 §3)
+ *   load.c    the artificial competing load ([Siegell 1997] §3)
  *   trace.c   per-interaction trace of the observed rank, CSV and PNG
  *   report.c  efficiency and the --json / table output
  *   main.c    the iteration loop */
@@ -47,9 +47,9 @@ typedef struct heat_opts {
   const char *trace, *plot;
 } heat_opts;
 
-/* Parse argv; on error print "ballast-heat: --flag: ..." and return false. */
-bool heat_parse(int argc, char **argv, heat_opts *o);
-void heat_usage(FILE *out);
+/* Parse argv (tools/common/cli.h): CLI_CONTINUE to run, otherwise the exit
+ * status after --help/--version (0) or an error naming the flag (1, 2). */
+int heat_parse(int argc, char **argv, heat_opts *o);
 const char *heat_load_name(heat_load_kind k);
 const char *heat_work_name(heat_work_mode m);
 
