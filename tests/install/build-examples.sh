@@ -13,9 +13,6 @@ build=$1 src=$2
 for tool in pkg-config mpicc cc; do
   command -v "$tool" >/dev/null || { echo "skipped: no $tool"; exit 77; }
 done
-# examples/heat is the `ballast heat` tool on its way to tools/heat (it uses
-# tools/common): not a program to copy from.
-not_examples=" heat "
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -29,7 +26,6 @@ read -r -a flags <<<"$(pkg-config --cflags --libs ballast)"
 built=0
 for path in "$src"/examples/*.c "$src"/examples/*/; do
   name=$(basename "$path" .c)
-  case "$not_examples" in *" $name "*) continue ;; esac
   if [ -d "$path" ]; then
     srcs=("$path"*.c)
   else

@@ -43,7 +43,7 @@ grep -q -- "--cores-per-node 7 was given" "$tmp/err" && grep -q -- "give --nodes
 printf '; MaxNodes: 4\n; MaxProcs: 16\n' >"$tmp/empty.swf"
 "$bin" "$tmp/empty.swf" >"$tmp/out" 2>"$tmp/err" || fail "empty trace: exit $?"
 grep -q "average slowdown *n/a$" "$tmp/out" || fail "empty trace table: $(cat "$tmp/out")"
-grep -q "no jobs" "$tmp/err" || fail "empty trace warning"
+grep -q "no job to simulate" "$tmp/err" || fail "empty trace warning"
 "$bin" --json "$tmp/empty.swf" 2>/dev/null | tr -d ' ' | grep -q '"avg_slowdown":null' ||
   fail "empty trace JSON"
 
