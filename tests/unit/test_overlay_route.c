@@ -1,5 +1,6 @@
 /* overlay: routing. Every route terminates through neighbours, ring-only
- * graphs route along the ring, route lengths meet the issue's targets, and
+ * graphs route along the ring, route lengths meet the targets of
+ * docs/BENCHMARKS.md (the figures [Fontenaille 2018] §4.2 reports), and
  * local handles route exactly like whole ones. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -62,7 +63,7 @@ static void all_pairs_terminate_for_small_n(void **state) {
     }
 }
 
-/* The issue's target: N = 10,000, average degree 64, default exponent:
+/* The routing target of docs/BENCHMARKS.md: N = 10,000, average degree 64, default exponent:
  * average <= 2.87 hops and maximum <= 6 (here over 50,000 pairs; the tool
  * measures 10^6, see docs/BENCHMARKS.md). */
 static void routes_are_short_at_10000_nodes(void **state) {
