@@ -21,9 +21,9 @@ build: deps
 check: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
-# The showcase: DLB_Bench on 16 local MPI ranks (sleep-emulated work) for the
-# policies none, random and smallworld side by side, with a work-distribution
-# plot and a Chrome/Perfetto timeline (~20 s).
+# The showcase: DLB_Bench on 16 local MPI ranks (sleep-emulated work) under
+# every registered victim policy side by side, with a work-distribution plot
+# and a Chrome/Perfetto timeline of the last one (~30 s).
 demo: build
 	$(BUILD_DIR)/tools/ballast dlb-bench --ranks 16 --policy all --distribution gaussian \
 	  --work-mode sleep --work-per-rank 2 --tasks-per-rank 200 \

@@ -25,6 +25,7 @@ cases=(
   "sched easy, KTH-SP2|sched|--policy easy $D/KTH-SP2-1996-2.1-cln.swf.gz"
   "overlay N=100000 (build+routes)|overlay|--nodes 100000 --pairs 100000 --local-samples 100 --json"
   "dlb-bench 16 ranks, smallworld|dlb-bench|--ranks 16 --policy smallworld --work-per-rank 1 --tasks-per-rank 200 --work-mode sleep --json"
+  "simulate-dlb 448 ranks, smallworld|simulate-dlb|--ranks 448 --policy smallworld --work-per-rank 5 --bytes-per-rank 3e7 --tasks-per-rank 100 --distribution gaussian --seed 1 --slice 0.002 --json"
 )
 
 wall() { # PROGRAM ARGS...: prints the wall seconds of one run
