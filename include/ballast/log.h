@@ -41,6 +41,7 @@ BAL_API int bal_log_set_callback(bal_log_fn fn, bal_log_level max_level, void *u
 /**
  * A ready-made callback that writes "ballast[module] LEVEL: msg" to stderr.
  * Convenience for tools and examples; the library never installs it itself.
+ * Thread-safety: safe (one fprintf per message, so lines do not interleave).
  */
 BAL_API void bal_log_stderr(bal_log_level level, const char *module, const char *msg, void *user);
 

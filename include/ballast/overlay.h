@@ -30,13 +30,13 @@
 
 BAL_BEGIN_DECLS
 
-/** Opaque overlay handle (whole graph, or one node's neighbourhood). */
 /** Largest number of nodes an overlay can have: 2^62. The shortcut
  *  matching pairs positions through keyed permutations of [0, 2^b) with b
  *  up to 63; larger rings would need b = 64, which the permutation cannot
  *  represent. Far above any machine: N is a rank count. */
 #define BAL_OVERLAY_MAX_NODES (INT64_C(1) << 62)
 
+/** Opaque overlay handle (whole graph, or one node's neighbourhood). */
 typedef struct bal_overlay bal_overlay;
 
 /** Shortcut-length exponent used when a non-positive exponent is given:
@@ -79,7 +79,8 @@ BAL_API int bal_overlay_create(int64_t nodes, int degree, double exponent, uint6
 BAL_API int bal_overlay_create_local(int64_t nodes, int degree, double exponent, uint64_t seed,
                                      int64_t node, bal_overlay **out);
 
-/** Free an overlay. NULL is ignored. */
+/** Free an overlay. NULL is ignored. Thread-safety: no other call may use
+ *  ov meanwhile or after. */
 BAL_API void bal_overlay_destroy(bal_overlay *ov);
 
 /**

@@ -293,6 +293,7 @@ BAL_API int bal_rebalance_stats_get(const bal_rebalance *rb, bal_rebalance_stats
  * Free a balancer. Collective: completes a pending measurement exchange and
  * frees the balancer's communicator, so call it on every rank before
  * MPI_Finalize (after MPI_Finalize only memory is released). NULL is ignored.
+ * Thread-safety: the thread that made the balancer's other calls.
  */
 BAL_API void bal_rebalance_destroy(bal_rebalance *rb);
 
@@ -303,13 +304,18 @@ BAL_API void bal_rebalance_destroy(bal_rebalance *rb);
  * Thread-safety: safe.
  */
 BAL_API const char *bal_rebalance_balancer_name(int i);
-/** Short name of a filter ("adaptive", "fixed", "none"), or NULL. */
+/** Short name of a filter ("adaptive", "fixed", "none"), or NULL for a
+ *  value that is not a filter. Thread-safety: safe. */
 BAL_API const char *bal_rebalance_filter_name(bal_rebalance_filter filter);
-/** Parse a filter name. @return BAL_OK; BAL_EINVAL if a pointer is NULL or the name unknown. */
+/** Parse a filter name as bal_rebalance_filter_name() prints it.
+ *  @return BAL_OK; BAL_EINVAL if a pointer is NULL or the name unknown
+ *  (*out untouched). Thread-safety: safe. */
 BAL_API int bal_rebalance_filter_parse(const char *name, bal_rebalance_filter *out);
 
 /* ------------------------------------------------------------------ */
-/* Building blocks (pure functions: no MPI, thread-safe, reentrant)    */
+/* Building blocks: pure functions (no MPI, thread-safe, reentrant),   */
+/* except the two measurements at the end (a timed callback and a      */
+/* collective), whose comments say so                                  */
 /* ------------------------------------------------------------------ */
 
 /**
@@ -546,6 +552,8 @@ BAL_API int bal_rebalance_time_min(void (*fn)(void *arg), void *arg, int reps, d
  * @return BAL_OK; BAL_EINVAL on bad arguments (comm null, elem_bytes or
  *         elems or reps < 1, elems * elem_bytes > INT_MAX, NULL outputs);
  *         BAL_ENOMEM; BAL_EMPI.
+ * Thread-safety: collective; call from a thread allowed to make MPI calls
+ * on comm.
  */
 BAL_API int bal_rebalance_measure_shift(MPI_Comm comm, size_t elem_bytes, int64_t elems, int reps,
                                         double *t_fixed, double *t_incr);

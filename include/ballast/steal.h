@@ -226,7 +226,9 @@ BAL_API int bal_steal_add_task(bal_steal *s, const void *input, size_t len, int6
  * unit common to all ranks (for instance seconds measured for the same
  * tasks in the previous iteration). Only the "sharing" policy uses it, to form
  * groups of about equal work; without an estimate a rank counts its tasks.
- * The estimate holds for the next bal_steal_run() only.
+ * The estimate holds for the next bal_steal_run() only. Like
+ * bal_steal_add_task(), a successful call after a run starts a new phase:
+ * the previous run's results are released and its tasks forgotten.
  * @return BAL_OK; BAL_EINVAL if s is NULL or work is negative or not
  *         finite; BAL_EBUSY during bal_steal_run().
  * Thread-safety: not thread-safe on one handle.

@@ -137,11 +137,13 @@ BAL_API int bal_swf_read_file(const char *path, const bal_swf_options *opt, bal_
 /**
  * Read a trace from memory (uncompressed SWF text of len bytes; need not be
  * NUL-terminated). Same options, results and errors as bal_swf_read_file().
+ * Thread-safety: safe (reads only buf and opt; writes only *out and *err).
  */
 BAL_API int bal_swf_read_mem(const char *buf, size_t len, const bal_swf_options *opt,
                              bal_swf_trace **out, bal_swf_error *err);
 
-/** Free a trace. NULL is ignored. */
+/** Free a trace. NULL is ignored. Thread-safety: no other call may use the
+ *  trace meanwhile or after. */
 BAL_API void bal_swf_trace_destroy(bal_swf_trace *trace);
 
 /**

@@ -11,6 +11,7 @@
 #include <ballast/overlay.h>
 #include <ballast/steal.h>
 
+#include "core/check.h"
 #include "core/rng.h"
 #include "sim_bulk.h"
 #include "steal_internal.h"
@@ -34,18 +35,16 @@ int bal_steal_config_init(bal_steal_config *cfg) {
   return BAL_OK;
 }
 
-static bool nonneg_finite(double x) { return isfinite(x) && x >= 0.0; }
-
 static bool config_valid(const bal_steal_config *c) {
-  return bal__steal_victim_find(c->policy) != NULL && nonneg_finite(c->latency_bias) &&
+  return bal__steal_victim_find(c->policy) != NULL && bal__finite_nonneg(c->latency_bias) &&
          c->sharing_group_size >= 0 &&
          (c->progress == BAL_STEAL_PROGRESS_AUTO || c->progress == BAL_STEAL_PROGRESS_THREAD ||
           c->progress == BAL_STEAL_PROGRESS_POLL) &&
          (c->overlay_degree == 0 || c->overlay_degree >= 2) && isfinite(c->overlay_exponent) &&
          isfinite(c->steal_fraction) && c->steal_fraction > 0.0 && c->steal_fraction <= 1.0 &&
-         c->route_buffer_bytes >= 1 && nonneg_finite(c->route_flush_s) &&
-         c->route_flush_s <= 3600.0 && nonneg_finite(c->poll_interval_s) &&
-         c->poll_interval_s <= 1.0 && nonneg_finite(c->backoff_max_s) && c->backoff_max_s <= 60.0;
+         c->route_buffer_bytes >= 1 && bal__finite_nonneg(c->route_flush_s) &&
+         c->route_flush_s <= 3600.0 && bal__finite_nonneg(c->poll_interval_s) &&
+         c->poll_interval_s <= 1.0 && bal__finite_nonneg(c->backoff_max_s) && c->backoff_max_s <= 60.0;
 }
 
 static int default_degree(int p) {

@@ -55,7 +55,7 @@ int bal__steal_if_due(bal_steal *s, bool empty, int64_t now) {
       s->size < 2 || now < s->next_steal)
     return 0;
   int v = s->victim->pick(s);
-  if (v < 0) return 0; /* no victim this time: try again on the next round */
+  if (v < 0) return v; /* a policy's error ends the run: retrying would repeat it */
   int rc = bal__tp_send_msg(&s->tp, v, BAL__STEAL_TAG_REQ, NULL, 0, 0);
   if (rc != BAL_OK) return rc;
   s->outstanding = true;

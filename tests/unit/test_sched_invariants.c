@@ -20,6 +20,8 @@
 
 #include <ballast/ballast.h>
 
+#include "core/rng.h"
+
 typedef struct logspec {
   const char *file;
   int64_t partition, nodes, cores, first;
@@ -49,13 +51,8 @@ static bal_swf_trace *load(const logspec *l) {
   return t;
 }
 
-/* splitmix64: a fixed, portable stream for the synthetic traces. */
-static uint64_t next_u64(uint64_t *x) {
-  uint64_t z = (*x += UINT64_C(0x9E3779B97F4A7C15));
-  z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-  z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-  return z ^ (z >> 31);
-}
+/* core's SplitMix64: a fixed, portable stream for the synthetic traces. */
+static uint64_t next_u64(uint64_t *x) { return bal__splitmix64(x); }
 
 static int64_t below(uint64_t *x, int64_t n) { return (int64_t)(next_u64(x) % (uint64_t)n); }
 

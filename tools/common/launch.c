@@ -88,7 +88,7 @@ int launch_mpiexec(const char *prog, const char *mpiexec, bool oversubscribe, in
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) {
     fprintf(stderr, "%s: cannot find my own executable to launch it\n", prog);
-    return 2;
+    return 1;
   }
   self[n] = '\0';
   char np[32];
@@ -96,7 +96,7 @@ int launch_mpiexec(const char *prog, const char *mpiexec, bool oversubscribe, in
   char **args = calloc((size_t)argc + 8, sizeof *args);
   if (!args) {
     fprintf(stderr, "%s: out of memory\n", prog);
-    return 2;
+    return 1;
   }
   int k = 0;
   args[k++] = (char *)mpiexec;
@@ -123,7 +123,7 @@ int launch_mpiexec(const char *prog, const char *mpiexec, bool oversubscribe, in
   }
   pid_t pid = launch_spawn(prog, args, -1);
   free(args);
-  if (pid < 0) return 2;
+  if (pid < 0) return 1; /* a run-time failure, not a usage error */
   int status = launch_wait(pid);
   launch_die();
   return status;

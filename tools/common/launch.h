@@ -19,7 +19,7 @@ bool launch_under_mpirun(void);
  * without `--ranks VALUE` (or `--ranks=VALUE`), with launch_spawn(), and
  * wait for it. As root it also allows Open MPI to run as root. Returns the
  * exit status for the tool: mpiexec's, 128 + N if it died of signal N, or
- * 2 (after printing "PROG: ...") if it could not be started. If the tool
+ * 1 (after printing "PROG: ...") if it could not be started. If the tool
  * got a forwarded signal, it dies of it once mpiexec has ended. */
 int launch_mpiexec(const char *prog, const char *mpiexec, bool oversubscribe, int argc,
                    char **argv, long long ranks);

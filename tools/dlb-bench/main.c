@@ -33,15 +33,15 @@
 /* Policies one run may compare: more than the registry holds, so that
  * `--policy all` takes every registered one (parse_policies() refuses
  * rather than drops any beyond it). */
-#define BAL_DLB_MAX_POLICIES 64
+#define DLB_MAX_POLICIES 64
 
 typedef enum { MODE_SPIN, MODE_SLEEP, MODE_SIMULATED } work_mode;
-static const char *mode_names[] = {"spin", "sleep", "simulated"};
+static const char *const mode_names[] = {"spin", "sleep", "simulated", NULL};
 
 typedef struct opts {
   dlb_params prm;
   int npolicies;
-  const char *policies[BAL_DLB_MAX_POLICIES]; /* registered names (bal_steal_policy_name) */
+  const char *policies[DLB_MAX_POLICIES]; /* registered names (bal_steal_policy_name) */
   const char *policy_arg;
   work_mode mode;
   int degree;
@@ -66,6 +66,7 @@ typedef struct ctx {
   pthread_mutex_t mu;
   dlb_event *ev;
   long long nev, capev;
+  long long lost; /* events not recorded: no memory to grow ev */
   bool tracing;
 } ctx;
 
@@ -86,8 +87,8 @@ static bool parse_policies(const char *v, void *dest, char *err, size_t n) {
   o->npolicies = 0;
   if (!strcmp(v, "all")) {
     for (int i = 0; bal_steal_policy_name(i); i++) {
-      if (o->npolicies == BAL_DLB_MAX_POLICIES) {
-        snprintf(err, n, "all: more than %d registered policies", BAL_DLB_MAX_POLICIES);
+      if (o->npolicies == DLB_MAX_POLICIES) {
+        snprintf(err, n, "all: more than %d registered policies", DLB_MAX_POLICIES);
         return false;
       }
       o->policies[o->npolicies++] = bal_steal_policy_name(i);
@@ -110,8 +111,8 @@ static bool parse_policies(const char *v, void *dest, char *err, size_t n) {
                (int)len, p, v, known);
       return false;
     }
-    if (o->npolicies == BAL_DLB_MAX_POLICIES) {
-      snprintf(err, n, "the list holds more than %d policies", BAL_DLB_MAX_POLICIES);
+    if (o->npolicies == DLB_MAX_POLICIES) {
+      snprintf(err, n, "the list holds more than %d policies", DLB_MAX_POLICIES);
       return false;
     }
     o->policies[o->npolicies++] = name;
@@ -138,8 +139,6 @@ static int parse(int argc, char **argv, opts *o) {
   o->backoff_max = 0.002;
   int64_t ranks = 0, iterations = 1, group_size = 0, degree = 0;
   int dist = (int)o->prm.dist, mode = (int)o->mode;
-  static const char *const dists[] = {"gaussian", "uniform", "single", "random", NULL};
-  static const char *const modes[] = {"spin", "sleep", "simulated", NULL};
   const cli_flag flags[] = {
       CLI_INT("--ranks", "P", &ranks, 1, 1 << 20,
               "number of MPI ranks to launch (oversubscribed)"),
@@ -158,7 +157,7 @@ static int parse(int argc, char **argv, opts *o) {
       CLI_DOUBLE("--drift", "D", &o->prm.drift, 0, 10,
                  "the distribution moves by D along x per iteration\n"
                  "(x in [0,10), wrapping; gaussian sigma = 0.5) (default 0)"),
-      CLI_CHOICE("--distribution", "D", &dist, dists,
+      CLI_CHOICE("--distribution", "D", &dist, dlb_dist_names,
                  "gaussian (default: mu=5, sigma=0.5 over [0,10)), uniform,\n"
                  "single (all on rank 0), random"),
       CLI_CUSTOM("--policy", "P", o, parse_policies,
@@ -172,7 +171,7 @@ static int parse(int argc, char **argv, opts *o) {
                  "true work off by a factor 1 + X*(2u-1), u uniform per\n"
                  "rank (default 0: exact); later iterations estimate from\n"
                  "the work measured in the previous one"),
-      CLI_CHOICE("--work-mode", "M", &mode, modes,
+      CLI_CHOICE("--work-mode", "M", &mode, mode_names,
                  "spin (busy loop), sleep (default; yields the CPU),\n"
                  "simulated (polling mode, work in slices; SMPI clock)"),
       CLI_DOUBLE("--slice", "S", &o->slice, 1e-6, 10,
@@ -239,7 +238,8 @@ static void on_event(void *arg, bal_steal_event ev, double t0, double t1, int pe
   if (c->nev == c->capev) {
     long long cap = c->capev ? 2 * c->capev : 4096;
     dlb_event *n = realloc(c->ev, (size_t)cap * sizeof *n);
-    if (!n) {
+    if (!n) { /* counted, so that the trace is not written as if whole */
+      c->lost++;
       pthread_mutex_unlock(&c->mu);
       return;
     }
@@ -358,9 +358,10 @@ static bool memory_fits(const opts *o, int rank, int p, const long long *counts)
 #endif
   double avail = mem_available_bytes();
   int refuse = avail > 0 && node[0] + node[1] > avail, any = refuse;
-#ifndef BALLAST_SMPI
+  /* Every rank reads MemAvailable at its own moment (under SMPI too): they
+   * agree on one answer, or some would return while others go on into
+   * collectives and wait for them forever. */
   MPI_Allreduce(&refuse, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-#endif
   if (refuse && node_rank == 0) {
     bool inputs = node[0] >= node[1];
     fprintf(stderr,
@@ -533,6 +534,7 @@ static int run_policy(const opts *o, const char *pol, bool tracing, int rank, in
   cfg.overlay_seed = o->prm.seed;
   cfg.progress = o->mode == MODE_SIMULATED ? BAL_STEAL_PROGRESS_POLL : BAL_STEAL_PROGRESS_AUTO;
   c->nev = 0;
+  c->lost = 0;
   c->tracing = tracing;
   if (tracing) {
     cfg.trace = on_event;
@@ -593,18 +595,34 @@ static int run_policy(const opts *o, const char *pol, bool tracing, int rank, in
   return BAL_OK;
 }
 
-/* Gather the last run's events to rank 0 and write the trace. */
+/* Rank 0's answer to "could you allocate?", shared so that no rank enters
+ * a collective that rank 0 will not join. */
+static bool all_agree(int rank, bool ok_on_0) {
+  int ok = rank == 0 ? ok_on_0 : 1;
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return ok;
+}
+
+/* Gather the last run's events to rank 0 and write the trace. A trace that
+ * misses events (no memory to record or gather them) is not written: it
+ * would show idle time that was work. */
 static bool gather_trace(const opts *o, ctx *c, int rank, int p, const char *policy) {
-  int n = (int)(c->nev * 4 > INT_MAX ? INT_MAX / 4 : c->nev);
-  int *counts = rank == 0 ? malloc((size_t)p * sizeof *counts) : NULL;
-  MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  int *displs = NULL, *rcounts = NULL;
+  const long long most = INT_MAX / 4; /* doubles per rank in one MPI_Gatherv */
+  long long lost = c->lost + (c->nev > most ? c->nev - most : 0), lost_all = 0;
+  int n = (int)(c->nev > most ? most : c->nev);
+  MPI_Reduce(&lost, &lost_all, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  int *counts = NULL, *displs = NULL, *rcounts = NULL, *rank_of = NULL;
   dlb_event *all = NULL;
-  int *rank_of = NULL;
   long long total = 0;
+  bool ok = false;
   if (rank == 0) {
+    counts = malloc((size_t)p * sizeof *counts);
     displs = malloc((size_t)p * sizeof *displs);
     rcounts = malloc((size_t)p * sizeof *rcounts);
+  }
+  if (!all_agree(rank, counts && displs && rcounts)) goto out;
+  MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
     for (int r = 0; r < p; r++) {
       displs[r] = (int)(total * 4);
       rcounts[r] = counts[r] * 4;
@@ -612,13 +630,25 @@ static bool gather_trace(const opts *o, ctx *c, int rank, int p, const char *pol
     }
     all = malloc((size_t)(total ? total : 1) * sizeof *all);
     rank_of = malloc((size_t)(total ? total : 1) * sizeof *rank_of);
+  }
+  if (!all_agree(rank, all && rank_of)) goto out;
+  if (rank == 0) {
     long long k = 0;
     for (int r = 0; r < p; r++)
       for (int i = 0; i < counts[r]; i++) rank_of[k++] = r;
   }
   MPI_Gatherv(c->ev, n * 4, MPI_DOUBLE, all, rcounts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  bool ok = true;
-  if (rank == 0) ok = dlb_write_trace(o->trace, all, rank_of, total, p, policy);
+  ok = true;
+out:
+  if (rank == 0) {
+    if (!ok || lost_all) {
+      fprintf(stderr, PROG ": --trace %s: out of memory, %lld events not recorded; no trace written\n",
+              o->trace, lost_all);
+      ok = false;
+    } else {
+      ok = dlb_write_trace(o->trace, all, rank_of, total, p, policy);
+    }
+  }
   free(counts);
   free(displs);
   free(rcounts);
@@ -756,7 +786,7 @@ int main(int argc, char **argv) {
 
   ctx c = {.mode = o.mode, .slice = o.slice, .rank = rank};
   pthread_mutex_init(&c.mu, NULL);
-  run_out runs[BAL_DLB_MAX_POLICIES];
+  run_out runs[DLB_MAX_POLICIES];
   memset(runs, 0, sizeof runs);
   bool ok = true;
   for (int k = 0; k < o.npolicies; k++) {
@@ -800,8 +830,8 @@ int main(int argc, char **argv) {
           initial[r] += h.seconds;
         }
       free(buf);
-      const double *series[BAL_DLB_MAX_POLICIES];
-      const char *names[BAL_DLB_MAX_POLICIES];
+      const double *series[DLB_MAX_POLICIES];
+      const char *names[DLB_MAX_POLICIES];
       for (int k = 0; k < o.npolicies; k++) {
         series[k] = runs[k].final_work;
         names[k] = runs[k].policy;

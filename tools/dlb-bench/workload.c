@@ -13,20 +13,11 @@
 static uint64_t mix(uint64_t x) { return bal__splitmix64(&x); }
 static double unit(uint64_t x) { return (double)(mix(x) >> 11) * 0x1.0p-53; }
 
-static const char *names[] = {"gaussian", "uniform", "single", "random"};
+const char *const dlb_dist_names[] = {"gaussian", "uniform", "single", "random", NULL};
 
-const char *dlb_dist_name(dlb_dist d) { return names[d]; }
+const char *dlb_dist_name(dlb_dist d) { return dlb_dist_names[d]; }
 
 double dlb_unit(uint64_t seed, uint64_t i) { return unit(seed * 0x9E3779B97F4A7C15ull + i + 0xE57); }
-
-int dlb_dist_parse(const char *name, dlb_dist *out) {
-  for (int i = 0; i < 4; i++)
-    if (!strcmp(name, names[i])) {
-      *out = (dlb_dist)i;
-      return 0;
-    }
-  return -1;
-}
 
 void dlb_counts(const dlb_params *prm, int p, int iter, long long *counts) {
   double *w = malloc((size_t)p * sizeof *w);

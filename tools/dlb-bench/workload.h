@@ -33,10 +33,11 @@ typedef struct dlb_result {
   int64_t rank;      /* where it ran */
 } dlb_result;
 
+/* The distributions' names in dlb_dist order, NULL-terminated. */
+extern const char *const dlb_dist_names[];
 const char *dlb_dist_name(dlb_dist d);
 /* A uniform number in [0, 1) drawn from (seed, i), the same on every rank. */
 double dlb_unit(uint64_t seed, uint64_t i);
-int dlb_dist_parse(const char *name, dlb_dist *out);
 
 /* Tasks owned by each of p ranks in iteration `iter` (0-based) (counts[p],
  * sum = round(p * tasks_per_rank)). Rank r sits at x = 10 (r + 1/2) / p; in
