@@ -2,12 +2,14 @@
  * CPUs, SF 0.5), exact masks, with every process a real child process;
  * then bad input, which must change nothing, and set with and without
  * waiting for the process to apply the mask. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -230,6 +232,56 @@ static void set_and_wait(void **state) {
   finish(f, &b);
 }
 
+/* A manager thread and the polling thread in one process (what TSan can
+ * see): the manager's set waits for the poll that applies it. */
+typedef struct set_arg {
+  bal_node_manager *m;
+  int64_t pid;
+  bal_node_mask mask;
+  int rc;
+} set_arg;
+
+static void *set_thread(void *arg) {
+  set_arg *a = arg;
+  a->rc = bal_node_manager_set(a->m, a->pid, &a->mask, 10.0);
+  return NULL;
+}
+
+static void manager_thread_and_poller(void **state) {
+  fixture *f = *state;
+  bal_node_attach_config cfg;
+  bal_node_attach_config_init(&cfg);
+  cfg.registry = f->name;
+  cfg.job = 7;
+  bal_node_proc *p;
+  assert_int_equal(bal_node_attach(&cfg, &p), BAL_OK);
+  bal_node_mask m;
+  bool changed;
+  assert_int_equal(bal_node_poll(p, &m, &changed), BAL_OK);
+  assert_true(changed);
+  assert_int_equal(bal_node_mask_count(&m), 16);
+  for (int round = 0; round < 20; round++) {
+    set_arg a = {.m = f->m, .pid = getpid(), .rc = -1000};
+    bal_node_mask_zero(&a.mask);
+    assert_int_equal(bal_node_mask_add(&a.mask, 0, round % 16), BAL_OK);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, set_thread, &a), 0);
+    bool seen = false;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do { /* poll until the new mask shows, for up to 10 s */
+      assert_int_equal(bal_node_poll(p, &m, &changed), BAL_OK);
+      seen = bal_node_mask_equal(&m, &a.mask);
+      clock_gettime(CLOCK_MONOTONIC, &now);
+    } while (!seen && now.tv_sec - t0.tv_sec < 10);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_true(seen);
+    assert_int_equal(a.rc, BAL_OK);
+  }
+  assert_int_equal(bal_node_detach(p), BAL_OK);
+  assert_int_equal(bal_node_manager_list(f->m, NULL, 0), 0);
+}
+
 static void masks_parse_and_format(void **state) {
   (void)state;
   bal_node_mask m;
@@ -259,6 +311,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(nothing_to_lend_is_busy, setup, teardown),
       cmocka_unit_test_setup_teardown(bad_input_changes_nothing, setup, teardown),
       cmocka_unit_test_setup_teardown(set_and_wait, setup, teardown),
+      cmocka_unit_test_setup_teardown(manager_thread_and_poller, setup, teardown),
       cmocka_unit_test(masks_parse_and_format),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
