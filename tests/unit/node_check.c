@@ -21,6 +21,20 @@ int node_test_registry(char name[64], int64_t ncpus) {
   return bal_node_registry_create(&cfg);
 }
 
+int node_fixture_setup(void **state) {
+  static node_fixture f;
+  if (node_test_registry(f.name, 16) != BAL_OK) return -1;
+  if (bal_node_manager_open(f.name, &f.m) != BAL_OK) return -1;
+  *state = &f;
+  return 0;
+}
+
+int node_fixture_teardown(void **state) {
+  node_fixture *f = *state;
+  bal_node_manager_close(f->m);
+  return bal_node_registry_destroy(f->name) == BAL_OK ? 0 : -1;
+}
+
 typedef struct reply {
   int rc;
   char mask[256];

@@ -14,6 +14,15 @@
  * CPUs (SF 0.5). Returns the bal_node_registry_create code. */
 int node_test_registry(char name[64], int64_t ncpus);
 
+/* A cmocka fixture: a registry of 16 virtual CPUs and a manager on it;
+ * teardown closes the manager and destroys the registry by its name. */
+typedef struct node_fixture {
+  char name[64];
+  bal_node_manager *m;
+} node_fixture;
+int node_fixture_setup(void **state);
+int node_fixture_teardown(void **state);
+
 /* A child process waiting for commands. */
 typedef struct node_child {
   pid_t pid;

@@ -19,24 +19,9 @@
 
 #include "node_check.h"
 
-typedef struct fixture {
-  char name[64];
-  bal_node_manager *m;
-} fixture;
-
-static int setup(void **state) {
-  static fixture f;
-  if (node_test_registry(f.name, 16) != BAL_OK) return -1;
-  if (bal_node_manager_open(f.name, &f.m) != BAL_OK) return -1;
-  *state = &f;
-  return 0;
-}
-
-static int teardown(void **state) {
-  fixture *f = *state;
-  bal_node_manager_close(f->m);
-  return bal_node_registry_destroy(f->name) == BAL_OK ? 0 : -1;
-}
+typedef node_fixture fixture;
+#define setup node_fixture_setup
+#define teardown node_fixture_teardown
 
 #define ASSERT_MASK(m, pid, want)         \
   do {                                    \
