@@ -1,10 +1,17 @@
 /* Node-level malleability in one program: the parent is the node manager,
  * two children are jobs A and B on a node of 16 virtual CPUs.
  * Build: cc node_shrink.c $(pkg-config --cflags --libs ballast) */
+#define _POSIX_C_SOURCE 200809L /* fork, pipe, nanosleep under -std=c11 */
 #include <ballast/ballast.h>
 #include <stdio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+static void sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
 
 static char REG[64]; /* "/node-example-PID": one registry per run */
 
@@ -30,7 +37,7 @@ static int job(int64_t id, int iterations) {
       printf("job %lld now runs on CPUs %s\n", (long long)id, list);
       fflush(stdout);
     }
-    usleep(10000); /* one iteration of work on the CPUs of `mask` */
+    sleep_ms(10); /* one iteration of work on the CPUs of `mask` */
   }
   bal_node_detach(p); /* its CPUs return by the rule */
   return 0;
@@ -48,7 +55,7 @@ int main(void) {
 
   pid_t a = fork();
   if (a == 0) _exit(job(1, 60)); /* job A takes the 16 free CPUs */
-  usleep(100000);
+  sleep_ms(100);
 
   int go[2];
   if (pipe(go) != 0) return 1;
