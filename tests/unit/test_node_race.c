@@ -128,14 +128,18 @@ static void admit_remove_races(void **state) {
       }
     }
     if (failed) fprintf(stderr, "run %d: failure %d\n", run, failed);
-    assert_int_equal(failed, 0);
     /* everyone left: nothing registered, every CPU free */
-    assert_int_equal(bal_node_manager_list(m, NULL, 0), 0);
+    int left = bal_node_manager_list(m, NULL, 0), busy = 0;
     bal_node_cpu_info cpu[BAL_NODE_MAX_CPUS];
-    assert_int_equal(bal_node_manager_cpus(m, cpu, BAL_NODE_MAX_CPUS), ncpus);
-    for (int64_t c = 0; c < ncpus; c++) assert_int_equal(cpu[c].pid, -1);
+    int n = bal_node_manager_cpus(m, cpu, BAL_NODE_MAX_CPUS);
+    for (int64_t c = 0; c < n && c < ncpus; c++) busy += cpu[c].pid != -1;
     bal_node_manager_close(m);
+    /* unlinked before any assertion, so a failure leaves nothing behind */
     assert_int_equal(bal_node_registry_destroy(name), BAL_OK);
+    assert_int_equal(failed, 0);
+    assert_int_equal(left, 0);
+    assert_int_equal(n, ncpus);
+    assert_int_equal(busy, 0);
   }
 }
 
