@@ -1,6 +1,7 @@
 #include "node_check.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,12 @@ static void child_main(int in, int out, const char *registry, int64_t job, int64
         if (r.rc != BAL_OK || changed) break;
         nanosleep(&ts, NULL);
       }
+    } else if (cmd == 'g') { /* the affinity of this (polling) thread */
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      r.rc = sched_getaffinity(0, sizeof set, &set) == 0 ? BAL_OK : BAL_ESYS;
+      for (int c = 0; c < CPU_SETSIZE && c < BAL_NODE_MAX_CPUS; c++)
+        if (CPU_ISSET(c, &set)) bal_node_mask_add(&m, c, c);
     } else if (cmd == 'd') {
       r.rc = bal_node_detach(p);
       p = NULL;

@@ -10,8 +10,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* A unique registry name for this test process; created with n virtual
- * CPUs (SF 0.5). Returns the bal_node_registry_create code. */
+/* A unique registry name for this test process; created with ncpus
+ * virtual CPUs (0: the machine's real CPUs), SF 0.5. Returns the
+ * bal_node_registry_create code. */
 int node_test_registry(char name[64], int64_t ncpus);
 
 /* A cmocka fixture: a registry of 16 virtual CPUs and a manager on it;
@@ -35,7 +36,7 @@ typedef struct node_child {
 void node_child_spawn(node_child *c, const char *registry, int64_t job, int64_t ranks, const char *cpus);
 
 /* Commands: 'a' attach, 'p' poll, 'w' poll until the mask changes (up to
- * 10 s), 'd' detach. Returns the call's code; `mask` (may be NULL, 256
+ * 10 s), 'g' the child's CPU affinity, 'd' detach. Returns the call's code; `mask` (may be NULL, 256
  * bytes) receives the mask after a poll, as a CPU list. */
 int node_child_cmd(node_child *c, char cmd, char *mask);
 

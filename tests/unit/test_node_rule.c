@@ -3,6 +3,7 @@
  * then bad input, which must change nothing, and set with and without
  * waiting for the process to apply the mask. */
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -217,6 +218,55 @@ static void set_and_wait(void **state) {
   finish(f, &b);
 }
 
+/* A registry of the machine's real CPUs: a process attaches with its
+ * affinity set, and the poll that sees a new mask binds the polling thread
+ * to it. */
+static void real_cpus_bind_the_poller(void **state) {
+  (void)state;
+  char name[64];
+  assert_int_equal(node_test_registry(name, 0), BAL_OK);
+  bal_node_manager *m;
+  assert_int_equal(bal_node_manager_open(name, &m), BAL_OK);
+  int64_t ncpus;
+  bool is_virtual = true;
+  assert_int_equal(bal_node_manager_info(m, &ncpus, &is_virtual), BAL_OK);
+  assert_false(is_virtual);
+  cpu_set_t aff;
+  assert_int_equal(sched_getaffinity(0, sizeof aff, &aff), 0);
+  bal_node_mask mine, one;
+  bal_node_mask_zero(&mine);
+  for (int64_t c = 0; c < ncpus; c++)
+    if (CPU_ISSET(c, &aff)) bal_node_mask_add(&mine, c, c);
+  char want[256], got[256];
+  bal_node_mask_format(&mine, want, sizeof want);
+  node_child a;
+  node_child_spawn(&a, name, 1, 1, NULL);
+  assert_int_equal(node_child_cmd(&a, 'a', NULL), BAL_OK);
+  assert_polls(&a, want); /* it claimed its affinity set */
+  int64_t first = 0;
+  while (!bal_node_mask_has(&mine, first)) first++;
+  bal_node_mask_zero(&one);
+  bal_node_mask_add(&one, first, first);
+  node_child_send(&a, 'w');
+  assert_int_equal(bal_node_manager_set(m, a.pid, &one, 10.0), BAL_OK);
+  assert_int_equal(node_child_reply(&a, NULL), BAL_OK);
+  assert_int_equal(node_child_cmd(&a, 'g', got), BAL_OK);
+  char want_one[32];
+  bal_node_mask_format(&one, want_one, sizeof want_one);
+  assert_string_equal(got, want_one); /* bound to the one CPU */
+  if (bal_node_mask_count(&mine) > 1) {
+    node_child_send(&a, 'w');
+    assert_int_equal(bal_node_manager_set(m, a.pid, &mine, 10.0), BAL_OK);
+    assert_int_equal(node_child_reply(&a, NULL), BAL_OK);
+    assert_int_equal(node_child_cmd(&a, 'g', got), BAL_OK);
+    assert_string_equal(got, want);
+  }
+  assert_int_equal(node_child_cmd(&a, 'd', NULL), BAL_OK);
+  node_child_end(&a);
+  bal_node_manager_close(m);
+  assert_int_equal(bal_node_registry_destroy(name), BAL_OK);
+}
+
 /* A manager thread and the polling thread in one process (what TSan can
  * see): the manager's set waits for the poll that applies it. */
 typedef struct set_arg {
@@ -296,6 +346,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(nothing_to_lend_is_busy, setup, teardown),
       cmocka_unit_test_setup_teardown(bad_input_changes_nothing, setup, teardown),
       cmocka_unit_test_setup_teardown(set_and_wait, setup, teardown),
+      cmocka_unit_test(real_cpus_bind_the_poller),
       cmocka_unit_test_setup_teardown(manager_thread_and_poller, setup, teardown),
       cmocka_unit_test(masks_parse_and_format),
   };
