@@ -226,7 +226,9 @@ BAL_API int bal_node_attach_config_init(bal_node_attach_config *cfg);
  *         BAL_EFORMAT (not a valid registry); BAL_EBUSY (this process is
  *         already attached, a requested CPU is held, no free CPU, or
  *         #BAL_NODE_MAX_PROCS processes registered); BAL_ENOMEM; BAL_ESYS.
- * Thread-safety: safe; one attachment per process.
+ * Thread-safety: safe; one attachment per process. A child forked after
+ * attaching must not use its parent's handle (it is another process: it
+ * attaches itself).
  */
 BAL_API int bal_node_attach(const bal_node_attach_config *cfg, bal_node_proc **out);
 
