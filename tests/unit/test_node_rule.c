@@ -2,13 +2,17 @@
  * CPUs, SF 0.5), exact masks, with every process a real child process;
  * then bad input, which must change nothing, and set with and without
  * waiting for the process to apply the mask. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -317,6 +321,41 @@ static void manager_thread_and_poller(void **state) {
   assert_int_equal(bal_node_manager_list(f->m, NULL, 0), 0);
 }
 
+/* The registry's name from BALLAST_NODE_REGISTRY, the job id from
+ * SLURM_JOB_ID, else the pid; a new registry is private (0600). */
+static void names_from_the_environment(void **state) {
+  fixture *f = *state;
+  struct stat st;
+  int fd = shm_open(f->name, O_RDONLY, 0);
+  assert_true(fd >= 0);
+  assert_int_equal(fstat(fd, &st), 0);
+  close(fd);
+  assert_int_equal(st.st_mode & 0777, 0600);
+  assert_int_equal(setenv(BAL_NODE_REGISTRY_ENV, f->name, 1), 0);
+  assert_int_equal(setenv("SLURM_JOB_ID", "4242", 1), 0);
+  bal_node_attach_config cfg;
+  bal_node_attach_config_init(&cfg); /* registry NULL, job -1 */
+  bal_node_proc *p;
+  assert_int_equal(bal_node_attach(&cfg, &p), BAL_OK);
+  bal_node_manager *m;
+  assert_int_equal(bal_node_manager_open(NULL, &m), BAL_OK);
+  bal_node_proc_info info;
+  assert_int_equal(bal_node_manager_list(m, &info, 1), 1);
+  assert_int_equal(info.job, 4242);
+  assert_int_equal(info.pid, getpid());
+  assert_int_equal(bal_node_detach(p), BAL_OK);
+  assert_int_equal(setenv("SLURM_JOB_ID", "42x", 1), 0);
+  assert_int_equal(bal_node_attach(&cfg, &p), BAL_EINVAL);
+  assert_int_equal(unsetenv("SLURM_JOB_ID"), 0);
+  assert_int_equal(bal_node_attach(&cfg, &p), BAL_OK);
+  assert_int_equal(bal_node_manager_list(m, &info, 1), 1);
+  assert_int_equal(info.job, getpid());
+  assert_int_equal(bal_node_detach(p), BAL_OK);
+  bal_node_manager_close(m);
+  assert_int_equal(unsetenv(BAL_NODE_REGISTRY_ENV), 0);
+  assert_int_equal(bal_node_manager_open(NULL, &m), BAL_EINVAL); /* no name at all */
+}
+
 static void masks_parse_and_format(void **state) {
   (void)state;
   bal_node_mask m;
@@ -348,6 +387,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(set_and_wait, setup, teardown),
       cmocka_unit_test(real_cpus_bind_the_poller),
       cmocka_unit_test_setup_teardown(manager_thread_and_poller, setup, teardown),
+      cmocka_unit_test_setup_teardown(names_from_the_environment, setup, teardown),
       cmocka_unit_test(masks_parse_and_format),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

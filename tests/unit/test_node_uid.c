@@ -2,11 +2,13 @@
  * uid with BAL_EPERM (managers and processes); a group-shared one (0660,
  * group nogroup) lets a member of that group in. Changing uid needs root:
  * otherwise the test exits 77, which CTest reports as skipped. */
+#include <fcntl.h>
 #include <grp.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,6 +67,13 @@ static void group_registry_admits_the_group(void **state) {
   if (!g) skip();
   char name[64];
   make(name, g->gr_name);
+  int fd = shm_open(name, O_RDONLY, 0);
+  assert_true(fd >= 0);
+  struct stat st;
+  assert_int_equal(fstat(fd, &st), 0);
+  close(fd);
+  assert_int_equal(st.st_mode & 0777, 0660);
+  assert_int_equal(st.st_gid, 65534);
   assert_int_equal(as_nobody(name, BAL_OK), 0);
   assert_int_equal(bal_node_registry_destroy(name), BAL_OK);
 }
