@@ -7,6 +7,8 @@
  *  - ballast/overlay.h : small-world overlay of ranks, routing, victim selection
  *  - ballast/sched.h : job scheduling simulator (FCFS, EASY, SD-Policy) on
  *    SWF workload traces (ballast/swf.h)
+ *  - ballast/node.h : node-level malleability, a shared-memory registry of
+ *    processes and CPU masks
  *  - ballast/steal.h : distributed work stealing over MPI
  *  - ballast/rebalance.h : iterative rebalancing of domain-decomposed MPI codes
  *
@@ -28,6 +30,7 @@
 #include <ballast/overlay.h>
 #include <ballast/swf.h>
 #include <ballast/sched.h>
+#include <ballast/node.h>
 #include <ballast/features.h>
 
 /* BALLAST_MPI_REACHABLE: <mpi.h> is already included or can be. */

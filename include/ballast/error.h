@@ -29,7 +29,10 @@ enum bal_status {
   BAL_ERANGE = -7,   /**< a value does not fit the representable range */
   BAL_EMPI = -8,     /**< an MPI call failed */
   BAL_EBUSY = -9,    /**< the object is in use and the operation cannot proceed */
-  BAL_ECALLBACK = -10 /**< an application callback reported failure */
+  BAL_ECALLBACK = -10, /**< an application callback reported failure */
+  BAL_ENOTFOUND = -11, /**< the named object (registry, process, job) does not exist */
+  BAL_EPERM = -12,     /**< the caller is not allowed to access the object */
+  BAL_ETIMEDOUT = -13  /**< a wait ran out of time (the operation itself was done) */
 };
 
 /**

@@ -95,7 +95,9 @@ typedef struct bal_sched_config {
   double max_slowdown;     /**< sd: mates with predicted slowdown >= this are excluded
                                 (> 0); INFINITY = no cut-off (default 10) */
   bool dynamic_max_slowdown; /**< sd: cut-off = mean predicted slowdown of running jobs */
-  double sharing_factor;   /**< sd: fraction of a mate's cores lent to the guest, (0,1) (0.5) */
+  double sharing_factor;   /**< sd: fraction of a mate's cores lent to the guest, (0,1) (0.5);
+                                a mate keeps at least one core per rank (its procs per
+                                node), as ballast/node.h's rule */
   bal_sched_runtime_model runtime_model; /**< sd: default #BAL_SCHED_IDEAL */
   bal_sched_core_demand core_demand;     /**< sd: default #BAL_SCHED_DEMAND_PROCS */
   double malleable_fraction; /**< sd: probability that a job is malleable, [0,1] (1) */

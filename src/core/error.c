@@ -13,6 +13,9 @@ const char *bal_strerror(int code) {
   case BAL_EMPI: return "MPI error";
   case BAL_EBUSY: return "resource busy";
   case BAL_ECALLBACK: return "application callback failed";
+  case BAL_ENOTFOUND: return "not found";
+  case BAL_EPERM: return "permission denied";
+  case BAL_ETIMEDOUT: return "timed out";
   default: return "unknown error";
   }
 }
@@ -30,6 +33,9 @@ const char *bal_err_name(int code) {
   case BAL_EMPI: return "BAL_EMPI";
   case BAL_EBUSY: return "BAL_EBUSY";
   case BAL_ECALLBACK: return "BAL_ECALLBACK";
+  case BAL_ENOTFOUND: return "BAL_ENOTFOUND";
+  case BAL_EPERM: return "BAL_EPERM";
+  case BAL_ETIMEDOUT: return "BAL_ETIMEDOUT";
   default: return "BAL_EUNKNOWN";
   }
 }

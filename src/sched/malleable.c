@@ -2,9 +2,12 @@
  * statically ([D'Amico 2019] §3.1, Listing 1): predict its end without
  * malleability (static start estimate + requested time) and with it (start
  * now, requested time stretched by the worst-case model, Eq. 6: the guest
- * gets floor(SharingFactor x cores) per node); when sharing ends earlier,
- * pick mates (mates.c) and start it inside their nodes. Shared by sd and
+ * gets floor(SharingFactor x cores) per node, less on a mate that keeps a
+ * core per rank); when sharing ends earlier, pick mates (mates.c) and start
+ * it inside their nodes. Shared by sd and
  * its variants, which call it from their own bal__sched_malleable_fn. */
+#include <math.h>
+
 #include "sim.h"
 
 bool bal__sched_start_malleable(bal__sched_sim *s, int32_t j, const bal__sched_reservation *r,
@@ -15,6 +18,17 @@ bool bal__sched_start_malleable(bal__sched_sim *s, int32_t j, const bal__sched_r
   int32_t mates[BAL_SCHED_MAX_MATES];
   int n = bal__sched_select_mates(s, j, dur, cost, mates);
   if (n == 0) return false;
+  /* A mate with few cores to spare beyond its ranks lends fewer than
+   * guest_cores (sjob.lend): the guest then runs at its least-served
+   * node's pace, and must still end inside every mate. */
+  double f = 1.0;
+  for (int i = 0; i < n; i++) f = fmin(f, bal__sched_share_rate(s->jobs[mates[i]].lend, jb->demand));
+  double shared_dur = jb->req / f;
+  if (shared_dur > dur) {
+    for (int i = 0; i < n; i++)
+      if (s->jobs[mates[i]].pred_end < s->now + shared_dur) return false;
+    dur = shared_dur;
+  }
   double start = head ? r->shadow : bal__sched_static_start(s, jb->nodes, jb->req, r);
   double static_end = start - s->now + jb->req;
   if (!(static_end > dur)) return false;

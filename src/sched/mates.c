@@ -32,7 +32,7 @@ static int32_t best_of_size(search *q, int64_t w) {
   for (int32_t c = s->bucket_head[w]; c >= 0; c = s->jobs[c].bnext) {
     const sjob *cb = &s->jobs[c];
     if (cb->pred_end < q->deadline) continue; /* the guest must end inside its mates */
-    double f = bal__sched_share_rate(s->cpn - s->guest_cores, cb->demand);
+    double f = bal__sched_share_rate(s->cpn - cb->lend, cb->demand);
     double p = (cb->pred_end + q->dur * (1.0 - f) - cb->submit) / fmax(1.0, cb->req);
     if (!(p < q->cutoff)) continue;
     if (n == q->m && p >= pen[n - 1]) continue;

@@ -151,6 +151,9 @@ static int setup(bal__sched_sim *s, const bal_swf_trace *t, const bal_sched_conf
     jb->nodes = (src->procs + s->cpn - 1) / s->cpn;
     int64_t per_node = (src->procs + jb->nodes - 1) / jb->nodes;
     jb->demand = per_node < s->cpn && cfg->core_demand == BAL_SCHED_DEMAND_PROCS ? per_node : s->cpn;
+    /* As a mate it keeps a core per rank on each node (its procs per node),
+     * as the node manager does (ballast/node.h). */
+    jb->lend = s->cpn - per_node < s->guest_cores ? s->cpn - per_node : s->guest_cores;
     /* one draw per job whatever the fraction, so seeds stay comparable */
     jb->malleable = bal__rng_uniform(&rng) < cfg->malleable_fraction;
     jb->state = jb->nodes > s->nodes ? JOB_REJECTED : JOB_PENDING;

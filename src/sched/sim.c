@@ -80,9 +80,17 @@ static void schedule_end(bal__sched_sim *s, int32_t j) {
 
 static double done_work(const sjob *jb) { return jb->runtime - jb->work_left; }
 
-/* Worst-case (Eq. 6) progress rate of guest g while any mate still shares. */
+/* A malleable job that can lend at least a core per node (ballast/node.h's
+ * floor: it keeps one per rank) is a candidate mate. */
+static bool shareable(const sjob *jb) { return jb->malleable && jb->lend >= 1; }
+
+/* Worst-case (Eq. 6) progress rate of guest g: its least-served node, on
+ * the mates still sharing (each lends its own count, sjob.lend). */
 static double guest_predicted_rate(const bal__sched_sim *s, const sjob *g) {
-  return g->mate_head >= 0 ? bal__sched_share_rate(s->guest_cores, g->demand) : 1.0;
+  double f = 1.0;
+  for (int32_t m = g->mate_head; m >= 0; m = s->jobs[m].host_next)
+    f = fmin(f, bal__sched_share_rate(s->jobs[m].lend, g->demand));
+  return f;
 }
 
 /* Predicted end from the requested time: the scheduler's view. */
@@ -102,11 +110,13 @@ static void predict(bal__sched_sim *s, int32_t j) {
 
 /* Actual progress rate of guest g under the configured runtime model. */
 static double guest_rate(const bal__sched_sim *s, const sjob *g) {
-  int64_t shared = g->nodes - g->full_nodes;
-  if (shared <= 0) return 1.0;
-  double f = bal__sched_share_rate(s->guest_cores, g->demand);
-  if (s->cfg->runtime_model == BAL_SCHED_WORST) return f;
-  return (f * (double)shared + (double)g->full_nodes) / (double)g->nodes;
+  if (g->mate_head < 0) return 1.0;
+  if (s->cfg->runtime_model == BAL_SCHED_WORST) return guest_predicted_rate(s, g);
+  /* Eq. 5: the mean over its nodes of the cores it has / needs */
+  double sum = (double)g->full_nodes;
+  for (int32_t m = g->mate_head; m >= 0; m = s->jobs[m].host_next)
+    sum += bal__sched_share_rate(s->jobs[m].lend, g->demand) * (double)s->jobs[m].nodes;
+  return sum / (double)g->nodes;
 }
 
 static void begin(bal__sched_sim *s, int32_t j, double rate) {
@@ -126,13 +136,13 @@ void bal__sched_start_static(bal__sched_sim *s, int32_t j) {
   jb->pred_end = s->now + jb->req;
   jb->psd = (jb->pred_end - jb->submit) / fmax(1.0, jb->req);
   bal__sched_run_insert(s, j);
-  if (s->policy->sharing && jb->malleable) bal__sched_bucket_add(s, j);
+  if (s->policy->sharing && shareable(jb)) bal__sched_bucket_add(s, j);
   schedule_end(s, j);
 }
 
 void bal__sched_start_guest(bal__sched_sim *s, int32_t j, const int32_t *mates, int nmates) {
   sjob *g = &s->jobs[j];
-  begin(s, j, bal__sched_share_rate(s->guest_cores, g->demand));
+  begin(s, j, 1.0);
   g->nmates = nmates;
   g->full_nodes = 0;
   g->mate_head = -1;
@@ -143,11 +153,12 @@ void bal__sched_start_guest(bal__sched_sim *s, int32_t j, const int32_t *mates, 
     m->guest = j;
     m->host_next = g->mate_head;
     g->mate_head = mates[i];
-    m->rate = bal__sched_share_rate(s->cpn - s->guest_cores, m->demand);
+    m->rate = bal__sched_share_rate(s->cpn - m->lend, m->demand);
     m->times_mate++;
     schedule_end(s, mates[i]);
   }
-  g->pred_end = s->now + g->req / g->rate;
+  g->rate = guest_rate(s, g);
+  g->pred_end = s->now + g->req / guest_predicted_rate(s, g);
   g->psd = (g->pred_end - g->submit) / fmax(1.0, g->req);
   bal__sched_run_insert(s, j);
   for (int i = 0; i < nmates; i++) predict(s, mates[i]);
@@ -193,7 +204,7 @@ static void finish(bal__sched_sim *s, int32_t j) {
       mb->rate = 1.0;
       predict(s, m);
       schedule_end(s, m);
-      if (mb->malleable) bal__sched_bucket_add(s, m);
+      if (shareable(mb)) bal__sched_bucket_add(s, m);
       m = next;
     }
     jb->mate_head = -1;

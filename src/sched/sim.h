@@ -40,6 +40,9 @@ typedef struct sjob {
   double submit, runtime, req;
   int64_t nodes;
   int64_t demand;   /* cores it uses per node when unshrunk: min(cpn, ceil(procs/nodes)) */
+  int64_t lend;     /* cores per node it lends as a mate: min(guest_cores, cpn − its
+                       procs per node), the floor of a core per rank that ballast/node.h's
+                       rule applies; < 1: never a mate */
   bool malleable;
   /* dynamic */
   int state;
@@ -91,7 +94,7 @@ struct bal__sched_sim {
   sjob *jobs;
   int32_t njobs;
   int64_t nodes, cpn;
-  int64_t guest_cores; /* cores per node lent to a guest: floor(SF * cpn) */
+  int64_t guest_cores; /* cores per node a mate lends at most: floor(SF * cpn) */
   double now;
   int64_t free_nodes;
   /* wait queue, FCFS order (indices into jobs) */

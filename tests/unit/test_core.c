@@ -14,7 +14,8 @@
 static void strerror_names_every_code(void **state) {
   (void)state;
   int codes[] = {BAL_OK,     BAL_EINVAL, BAL_ENOMEM, BAL_EIO,   BAL_EFORMAT,
-                 BAL_ENOTSUP, BAL_ESYS,  BAL_ERANGE, BAL_EMPI,  BAL_EBUSY, BAL_ECALLBACK};
+                 BAL_ENOTSUP, BAL_ESYS,  BAL_ERANGE, BAL_EMPI,  BAL_EBUSY, BAL_ECALLBACK,
+                 BAL_ENOTFOUND, BAL_EPERM, BAL_ETIMEDOUT};
   for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
     const char *s = bal_strerror(codes[i]);
     assert_non_null(s);
@@ -33,7 +34,8 @@ static void err_name_is_the_identifier(void **state) {
   struct { int code; const char *name; } codes[] = {
       NAMED(BAL_OK),      NAMED(BAL_EINVAL), NAMED(BAL_ENOMEM), NAMED(BAL_EIO),
       NAMED(BAL_EFORMAT), NAMED(BAL_ENOTSUP), NAMED(BAL_ESYS),  NAMED(BAL_ERANGE),
-      NAMED(BAL_EMPI),    NAMED(BAL_EBUSY),  NAMED(BAL_ECALLBACK)};
+      NAMED(BAL_EMPI),    NAMED(BAL_EBUSY),  NAMED(BAL_ECALLBACK),
+      NAMED(BAL_ENOTFOUND), NAMED(BAL_EPERM), NAMED(BAL_ETIMEDOUT)};
 #undef NAMED
   for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
     assert_string_equal(bal_err_name(codes[i].code), codes[i].name);

@@ -106,22 +106,26 @@ static void bounded_slowdown_and_zero_runtime(void **state) {
   bal_sched_result_destroy(r);
 }
 
-/* 4 nodes x 4 cores, SharingFactor 0.5: a guest gets 2 of the 4 cores of
- * each of its nodes. M1 (1 node) and M2 (3 nodes) run 1000 s; G (4 nodes,
- * 16 procs, 100 s) arrives at 10. Statically it would start at 1000 and end
- * at 1100 (static_end 1090 from now); shrunk it runs at half speed, 200 s
- * (worst-case prediction), so SD-Policy starts it at 10 on M1 + M2 (1 + 3
- * = 4 nodes, penalty (1000 + 200 x 0.5) / 1000 = 1.1 each). G ends at 210;
- * the mates lost 100 s of progress and end at 1100. */
-static const char *const SD_TRACE = JOB(1, 0, 1000, 4, 1000) JOB(2, 0, 1000, 12, 1000)
+/* 4 nodes x 4 cores, SharingFactor 0.5: a mate lends at most 2 of the 4
+ * cores of each node, and keeps at least one per rank it has there (its
+ * procs per node), as ballast/node.h's rule does. M1 (1 node, 2 procs)
+ * lends 2; M2 (3 nodes, 9 procs: 3 per node) lends 1. Both run 1000 s; G
+ * (4 nodes, 16 procs, 100 s) arrives at 10. Mates are chosen on G's best
+ * pace (2 of 4 cores: 200 s); their penalties are 1.0 (keeping a core per
+ * rank, they lose nothing under core demand "procs"). G's worst-case pace
+ * is its least-served node, 1 of 4 cores: 400 s, still inside both mates
+ * (1000) and before its static start (1000, ending 1090 from now): it
+ * starts at 10. Ideal model (Eq. 5): rate (1 x 2/4 + 3 x 1/4) / 4 =
+ * 0.3125, 320 s: G ends at 330; the mates end at 1000. */
+static const char *const SD_TRACE = JOB(1, 0, 1000, 2, 1000) JOB(2, 0, 1000, 9, 1000)
     JOB(3, 10, 100, 16, 100);
 
 static void sd_two_mates(void **state) {
   (void)state;
   bal_sched_result *r = simulate(SD_TRACE, "sd", 4, 4, NULL);
-  ASSERT_RUN(r, 3, 10, 210);
-  ASSERT_RUN(r, 1, 0, 1100);
-  ASSERT_RUN(r, 2, 0, 1100);
+  ASSERT_RUN(r, 3, 10, 330);
+  ASSERT_RUN(r, 1, 0, 1000);
+  ASSERT_RUN(r, 2, 0, 1000);
   assert_int_equal(job(r, 3)->mates, 2);
   assert_int_equal(job(r, 1)->times_mate, 1);
   assert_int_equal(job(r, 2)->times_mate, 1);
@@ -136,13 +140,36 @@ static void sd_two_mates(void **state) {
   bal_sched_result_destroy(r);
 }
 
+/* The floor: mates whose ranks fill their nodes (4 procs per 4-core node)
+ * lend nothing, so G cannot start beside them and waits, as the node
+ * manager refuses such an admission (BAL_EBUSY). */
+static void sd_mates_keep_a_core_per_rank(void **state) {
+  (void)state;
+  bal_sched_result *r = simulate(JOB(1, 0, 1000, 4, 1000) JOB(2, 0, 1000, 12, 1000)
+                                     JOB(3, 10, 100, 16, 100), "sd", 4, 4, NULL);
+  ASSERT_RUN(r, 3, 1000, 1100);
+  assert_int_equal(bal_sched_result_summary(r)->malleable_jobs, 0);
+  bal_sched_result_destroy(r);
+  /* One 12-core node, A with 8 ranks on it: it would lend floor(0.5 x 12)
+   * = 6 but keeps 8, so it lends 12 - 8 = 4 (the node table's third row). */
+  bal_sched_config cfg;
+  bal_sched_config_init(&cfg);
+  cfg.core_demand = BAL_SCHED_DEMAND_NODE;
+  r = simulate(JOB(1, 0, 1000, 8, 1000) JOB(2, 10, 100, 12, 100), "sd", 1, 12, &cfg);
+  /* G needs 12 cores and gets 4: 300 s, inside A's 1000 */
+  ASSERT_RUN(r, 2, 10, 310);
+  /* A keeps 8 of 12 at 8/12 speed for 300 s: loses 100 s */
+  ASSERT_RUN(r, 1, 0, 1100);
+  bal_sched_result_destroy(r);
+}
+
 /* As above but M1 really runs only 50 s (requested 1000, so it is still a
- * mate). At 10 it has 40 s of work left at half speed: it ends at 90. G has
- * done 40 of its 100 s by then and gets M1's node whole. Ideal model (Eq.
- * 5): rate (3 x 0.5 + 1 x 1) / 4 = 0.625, 60 s left take 96 s: G ends at 186
- * and M2, at half speed until then (10 + 88 = 98 s done), ends at 1088.
- * Worst model (Eq. 6): G stays at 0.5 and ends at 210; M2 ends at 1100. */
-static const char *const SD_EARLY = JOB(1, 0, 50, 4, 1000) JOB(2, 0, 1000, 12, 1000)
+ * mate): it ends at 50, unslowed. G has done 40 x 0.3125 = 12.5 s of its
+ * 100 by then and gets M1's node whole. Ideal model (Eq. 5): rate (1 + 3 x
+ * 0.25) / 4 = 0.4375, 87.5 s left take 200 s: G ends at 250. Worst model
+ * (Eq. 6): G runs at its least-served node's 0.25 throughout: 400 s, ends
+ * at 410. M2 loses nothing and ends at 1000 either way. */
+static const char *const SD_EARLY = JOB(1, 0, 50, 2, 1000) JOB(2, 0, 1000, 9, 1000)
     JOB(3, 10, 100, 16, 100);
 
 static void sd_runtime_models(void **state) {
@@ -150,36 +177,31 @@ static void sd_runtime_models(void **state) {
   bal_sched_config cfg;
   bal_sched_config_init(&cfg);
   bal_sched_result *r = simulate(SD_EARLY, "sd", 4, 4, &cfg);
-  ASSERT_RUN(r, 1, 0, 90);
-  ASSERT_RUN(r, 3, 10, 186);
-  ASSERT_RUN(r, 2, 0, 1088);
+  ASSERT_RUN(r, 1, 0, 50);
+  ASSERT_RUN(r, 3, 10, 250);
+  ASSERT_RUN(r, 2, 0, 1000);
   bal_sched_result_destroy(r);
   cfg.runtime_model = BAL_SCHED_WORST;
   r = simulate(SD_EARLY, "sd", 4, 4, &cfg);
-  ASSERT_RUN(r, 1, 0, 90);
-  ASSERT_RUN(r, 3, 10, 210);
-  ASSERT_RUN(r, 2, 0, 1100);
+  ASSERT_RUN(r, 1, 0, 50);
+  ASSERT_RUN(r, 3, 10, 410);
+  ASSERT_RUN(r, 2, 0, 1000);
   bal_sched_result_destroy(r);
 }
 
-/* M1 runs 2 processes on its 4-core node: keeping 2 cores it loses nothing
- * (core demand "procs") and still ends at 1000; if jobs use whole nodes
- * ("node") it runs at half speed beside the guest like M2. */
+/* Core demand "procs": a mate keeping a core per rank loses nothing (SD_TRACE
+ * above). "node" (jobs use whole nodes): M1 keeps 2 of 4 cores (rate 0.5),
+ * M2 3 of 4 (0.75) while G runs, 320 s: M1 does 10 + 160 = 170 s by 330 and
+ * ends at 1160; M2 does 10 + 240 = 250 s and ends at 1080. */
 static void sd_core_demand(void **state) {
   (void)state;
-  const char *text = JOB(1, 0, 1000, 2, 1000) JOB(2, 0, 1000, 12, 1000) JOB(3, 10, 100, 16, 100);
   bal_sched_config cfg;
   bal_sched_config_init(&cfg);
-  bal_sched_result *r = simulate(text, "sd", 4, 4, &cfg);
-  ASSERT_RUN(r, 3, 10, 210);
-  ASSERT_RUN(r, 1, 0, 1000);
-  ASSERT_RUN(r, 2, 0, 1100);
-  bal_sched_result_destroy(r);
   cfg.core_demand = BAL_SCHED_DEMAND_NODE;
-  r = simulate(text, "sd", 4, 4, &cfg);
-  ASSERT_RUN(r, 3, 10, 210);
-  ASSERT_RUN(r, 1, 0, 1100);
-  ASSERT_RUN(r, 2, 0, 1100);
+  bal_sched_result *r = simulate(SD_TRACE, "sd", 4, 4, &cfg);
+  ASSERT_RUN(r, 3, 10, 330);
+  ASSERT_RUN(r, 1, 0, 1160);
+  ASSERT_RUN(r, 2, 0, 1080);
   bal_sched_result_destroy(r);
 }
 
@@ -187,17 +209,17 @@ static void sd_cutoffs_and_limits(void **state) {
   (void)state;
   bal_sched_config cfg;
   bal_sched_config_init(&cfg);
-  /* penalties 1.1 are not < 1.05: no mates, G waits as under EASY */
-  cfg.max_slowdown = 1.05;
+  /* penalties 1.0 are not < 1.0: no mates, G waits as under EASY */
+  cfg.max_slowdown = 1.0;
   bal_sched_result *r = simulate(SD_TRACE, "sd", 4, 4, &cfg);
   ASSERT_RUN(r, 3, 1000, 1100);
   assert_int_equal(bal_sched_result_summary(r)->malleable_jobs, 0);
   bal_sched_result_destroy(r);
   cfg.max_slowdown = INFINITY;
   r = simulate(SD_TRACE, "sd", 4, 4, &cfg);
-  ASSERT_RUN(r, 3, 10, 210);
+  ASSERT_RUN(r, 3, 10, 330);
   bal_sched_result_destroy(r);
-  /* dynamic: mean predicted slowdown of the running jobs is 1.0 (< 1.1) */
+  /* dynamic: mean predicted slowdown of the running jobs is 1.0 (not < 1.0) */
   cfg.dynamic_max_slowdown = true;
   r = simulate(SD_TRACE, "sd", 4, 4, &cfg);
   ASSERT_RUN(r, 3, 1000, 1100);
@@ -214,25 +236,43 @@ static void sd_cutoffs_and_limits(void **state) {
   r = simulate(SD_TRACE, "sd", 4, 4, &cfg);
   ASSERT_RUN(r, 3, 1000, 1100);
   bal_sched_result_destroy(r);
-  /* a guest that would outlive its mates is refused: G asks 1000 s */
-  r = simulate(JOB(1, 0, 1000, 4, 1000) JOB(2, 0, 1000, 12, 1000) JOB(3, 10, 600, 16, 600),
+  /* a guest that would outlive its mates is refused: G asks 600 s, 1200
+   * even at its best pace */
+  r = simulate(JOB(1, 0, 1000, 2, 1000) JOB(2, 0, 1000, 9, 1000) JOB(3, 10, 600, 16, 600),
                "sd", 4, 4, NULL);
   ASSERT_RUN(r, 3, 1000, 1600);
   bal_sched_result_destroy(r);
+  /* G asks 300 s: 600 at its best pace fits inside the mates, but M2 lends
+   * only 1 core per node: 1200 s does not; refused */
+  r = simulate(JOB(1, 0, 1000, 2, 1000) JOB(2, 0, 1000, 9, 1000) JOB(3, 10, 300, 16, 300),
+               "sd", 4, 4, NULL);
+  ASSERT_RUN(r, 3, 1000, 1300);
+  bal_sched_result_destroy(r);
+  /* G asks 200 s: 800 at the least-served node's pace fits; accepted */
+  r = simulate(JOB(1, 0, 1000, 2, 1000) JOB(2, 0, 1000, 9, 1000) JOB(3, 10, 200, 16, 200),
+               "sd", 4, 4, NULL);
+  assert_float_equal(job(r, 3)->start, 10, 1e-9);
+  bal_sched_result_destroy(r);
 }
 
-/* Minimal Σ p x nodes: three 2-node candidates for a 4-node guest; the two
- * with the lowest penalties (longest requested times) are chosen. */
+/* Minimal Σ p x nodes: three 2-node candidates (6 procs: 3 per node, each
+ * lends 1 core) for a 4-node guest; under core demand "node" a mate keeping
+ * 3 of 4 cores runs at 0.75, so its penalty is 1 + 50 / its requested time
+ * (on G's best pace, 200 s): the two with the longest requested times are
+ * chosen. G gets 1 of 4 cores on each node: 400 s. */
 static void sd_picks_lowest_penalties(void **state) {
   (void)state;
-  const char *text = JOB(1, 0, 400, 8, 400) JOB(2, 0, 2000, 8, 2000) JOB(3, 0, 3000, 8, 3000)
+  const char *text = JOB(1, 0, 400, 6, 400) JOB(2, 0, 2000, 6, 2000) JOB(3, 0, 3000, 6, 3000)
       JOB(4, 10, 100, 16, 100);
-  bal_sched_result *r = simulate(text, "sd", 6, 4, NULL);
+  bal_sched_config cfg;
+  bal_sched_config_init(&cfg);
+  cfg.core_demand = BAL_SCHED_DEMAND_NODE;
+  bal_sched_result *r = simulate(text, "sd", 6, 4, &cfg);
   assert_int_equal(job(r, 4)->mates, 2);
   assert_int_equal(job(r, 1)->times_mate, 0);
   assert_int_equal(job(r, 2)->times_mate, 1);
   assert_int_equal(job(r, 3)->times_mate, 1);
-  ASSERT_RUN(r, 4, 10, 210);
+  ASSERT_RUN(r, 4, 10, 410);
   bal_sched_result_destroy(r);
 }
 
@@ -278,17 +318,21 @@ static void arguments_are_checked(void **state) {
   bal_swf_trace_destroy(t);
 }
 
-/* sd.mate_cost: a 2-node guest G (job 4) on a full 4-node machine, mates
- * shrunk to half speed, so a mate's penalty is 1 + 100 / its requested
- * time. Candidates: A (job 1, 2 nodes, 500 s: p = 1.2) alone, or B and C
- * (1 node each, 1000 s: p = 1.1). Σ p × nodes: 2.4 for A, 2.2 for B + C;
- * Σ p (Eq. 1 as printed): 1.2 for A, 2.2 for B + C. */
+/* sd.mate_cost: a 2-node guest G (job 4, 8 procs, best pace 2 of 4 cores:
+ * 200 s) on a full 4-node machine, jobs using whole nodes (core demand
+ * "node"). Candidates: A (job 1, 2 nodes, 6 procs, 450 s) lends 1 core per
+ * node and runs at 0.75: p = 1 + 50 / 450 = 1.11; B and C (1 node, 2 procs,
+ * 1000 s) lend 2 and run at 0.5: p = 1 + 100 / 1000 = 1.1. Σ p × nodes:
+ * 2.22 for A, 2.2 for B + C; Σ p (Eq. 1 as printed): 1.11 for A, 2.2 for
+ * B + C. On B + C G runs at 0.5 (ends at 210); on A at 0.25 (410, inside
+ * A's 450). */
 static void sd_mate_cost_setting(void **state) {
   (void)state;
-  const char *text = JOB(1, 0, 500, 8, 500) JOB(2, 0, 1000, 4, 1000) JOB(3, 0, 1000, 4, 1000)
+  const char *text = JOB(1, 0, 450, 6, 450) JOB(2, 0, 1000, 2, 1000) JOB(3, 0, 1000, 2, 1000)
       JOB(4, 10, 100, 8, 100);
   bal_sched_config cfg;
   bal_sched_config_init(&cfg);
+  cfg.core_demand = BAL_SCHED_DEMAND_NODE;
   bal_sched_result *r = simulate(text, "sd", 4, 4, &cfg);
   ASSERT_RUN(r, 4, 10, 210);
   assert_int_equal(job(r, 4)->mates, 2);
@@ -296,7 +340,7 @@ static void sd_mate_cost_setting(void **state) {
   bal_sched_result_destroy(r);
   assert_int_equal(bal_sched_config_set(&cfg, "sd.mate_cost", "sum"), BAL_OK);
   r = simulate(text, "sd", 4, 4, &cfg);
-  ASSERT_RUN(r, 4, 10, 210);
+  ASSERT_RUN(r, 4, 10, 410);
   assert_int_equal(job(r, 4)->mates, 1);
   assert_int_equal(job(r, 1)->times_mate, 1);
   bal_sched_result_destroy(r);
@@ -494,6 +538,7 @@ int main(void) {
       cmocka_unit_test(fcfs_never_skips),
       cmocka_unit_test(bounded_slowdown_and_zero_runtime),
       cmocka_unit_test(sd_two_mates),
+      cmocka_unit_test(sd_mates_keep_a_core_per_rank),
       cmocka_unit_test(sd_runtime_models),
       cmocka_unit_test(sd_core_demand),
       cmocka_unit_test(sd_cutoffs_and_limits),

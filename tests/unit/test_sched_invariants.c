@@ -59,8 +59,8 @@ static int64_t below(uint64_t *x, int64_t n) { return (int64_t)(next_u64(x) % (u
 /* A synthetic SWF log for a machine of `nodes` x `cores`, overloaded so a
  * queue forms: bursts of simultaneous arrivals, sizes from 1 core to more
  * than the machine (rejected), runtimes of 0 and above the requested time,
- * requested times -1 (taken from the runtime), and sizes that repeat, so
- * mates of equal size compete. */
+ * requested times -1 (taken from the runtime), sizes that repeat, so mates
+ * of equal size compete, and jobs that leave cores of their nodes free. */
 static bal_swf_trace *synthetic(uint64_t seed, int64_t njobs, int64_t nodes, int64_t cores) {
   size_t cap = (size_t)njobs * 128 + 64, len = 0;
   char *text = malloc(cap);
@@ -73,7 +73,10 @@ static bal_swf_trace *synthetic(uint64_t seed, int64_t njobs, int64_t nodes, int
     case 0: procs = 1 + below(&seed, cores); break;             /* part of one node */
     case 1: procs = nodes * cores + 1 + below(&seed, cores); break; /* too large */
     case 2: procs = nodes * cores; break;                       /* the whole machine */
-    default: procs = cores * (1 + below(&seed, nodes / 4)); break;
+    case 3: procs = 1 + below(&seed, cores / 2); break;         /* half a node at most */
+    /* whole nodes, or a few cores short: a mate keeps a core per rank
+     * (procs per node), so only jobs with spare cores can lend */
+    default: procs = cores * (1 + below(&seed, nodes / 4)) - below(&seed, 2) * below(&seed, cores); break;
     }
     int64_t runtime = below(&seed, 16) == 0 ? 0 : 1 + below(&seed, 3000);
     int64_t req;
@@ -202,9 +205,9 @@ static void synthetic_traces(void **state) {
   (void)state;
   for (uint64_t seed = 1; seed <= 3; seed++) {
     for (int clip = 0; clip < 2; clip++) {
-      bal_swf_trace *t = synthetic(seed, 3000, 64, 4);
-      int64_t selections = run_all(t, 64, 4, clip);
-      if (selections < 50)
+      bal_swf_trace *t = synthetic(seed, 3000, 64, 16);
+      int64_t selections = run_all(t, 64, 16, clip);
+      if (selections < 40)
         fail_msg("seed %llu: only %lld mate selections", (unsigned long long)seed,
                  (long long)selections);
       bal_swf_trace_destroy(t);

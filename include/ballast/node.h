@@ -1,0 +1,376 @@
+/**
+ * @file ballast/node.h
+ * @brief Node-level malleability: a node-wide registry of processes and CPU
+ *        masks in POSIX shared memory, in the style of DROM
+ *        ([D'Amico 2018]), that lets a node manager shrink running jobs to
+ *        make room for a new one and give the CPUs back when it ends
+ *        (SD-Policy's node level, [D'Amico 2019] §3.3).
+ *
+ * Two sides share one registry, named like a POSIX shared-memory object:
+ *  - the **process** side: a process attaches (bal_node_attach()), polls at
+ *    each malleability point (bal_node_poll(): "has my mask changed, what is
+ *    it now?") and detaches (bal_node_detach());
+ *  - the **manager** side, meant for a node manager that is not the job and
+ *    may serve several users: create and destroy a registry, list the
+ *    processes and CPUs, set a process's mask (optionally waiting until the
+ *    process applied it), admit a process about to start next to running
+ *    jobs, remove a process.
+ *
+ * A registry declares either the machine's real CPUs (a process's mask is
+ * applied to its polling thread with sched_setaffinity) or N **virtual
+ * CPUs** (binding off: masks are numbers only), so a 2-core machine can
+ * model a 64-CPU node.
+ *
+ * ## The distribution rule
+ * A *job* is a job id; its processes on this node are the registered
+ * processes with that id. Each CPU of the node is held by at most one
+ * process (or is free) and remembers the job it was lent by, if any.
+ *  - **Admission** of a guest next to mate jobs (given, or every other job
+ *    on the node): a mate holding C CPUs of its own (not borrowed) lends
+ *    `floor(SF × C)` of them, SF being the registry's sharing factor
+ *    (default 0.5), as `sched`'s simulator does — but the mate keeps at
+ *    least one CPU per rank it has on the node, so it lends
+ *    `min(floor(SF × C), C − ranks)`, and nothing when that is <= 0. The
+ *    mate keeps its lowest CPU ids and lends its highest ones, so the guest
+ *    gets one contiguous block per mate. The guest also receives every free
+ *    CPU. If the guest would get nothing, admission fails with #BAL_EBUSY
+ *    and changes nothing.
+ *  - **The guest ends** (detaches, is removed, or is found dead): every CPU
+ *    it borrowed returns to the job it was taken from; CPUs of its own go as
+ *    an owner's do (below).
+ *  - **An owner ends first**: its own CPUs go to another process of its job
+ *    on this node if there is one; else to its guest (the lowest-numbered
+ *    process holding CPUs it lent, which then owns everything it held from
+ *    that job); else they become free.
+ *  - Invariant after every operation: each CPU is in at most one mask (it
+ *    may be free). The registry stores one holder per CPU, so a CPU in two
+ *    masks cannot even be expressed.
+ *
+ * Expected masks on 16 CPUs with SF 0.5 (tested exactly, tests/unit/test_node_rule.c):
+ * | scenario | after admit | after the guest ends |
+ * |---|---|---|
+ * | A (1 rank) holds 0–15; admit B | A 0–7, B 8–15 | A 0–15 |
+ * | same; A ends while B runs | B 0–15 | — |
+ * | A (12 ranks) holds 0–15; admit B | A 0–11, B 12–15 | A 0–15 |
+ * | A holds 0–7, C holds 8–15; admit B next to both | A 0–3, C 8–11, B 4–7 and 12–15 | A 0–7, C 8–15 |
+ *
+ * ## Reliability and access
+ *  - Processes are identified by pid and process start time (field 22 of
+ *    /proc/PID/stat), so a reused pid is never taken for a live process.
+ *    Dead processes (and zombies) are found and their CPUs handed on by the
+ *    rule above at the next attach, detach or manager call — never in
+ *    bal_node_poll(). All participants must share one pid namespace.
+ *  - The registry lock is a robust process-shared mutex: a participant that
+ *    dies while holding it does not block the others; the next one repairs
+ *    what a half-done operation left and goes on.
+ *  - A registry belongs to the user who created it, mode 0600; it can be
+ *    created group-shared (0660, a named group) for a manager serving jobs
+ *    of several users. Anyone else gets #BAL_EPERM.
+ *  - A segment with a wrong magic, version or size, or with corrupted
+ *    contents, gives #BAL_EFORMAT (the lock word itself is trusted).
+ *
+ * ## Limits
+ * #BAL_NODE_MAX_CPUS CPUs per node (a CPU id or count past it is
+ * #BAL_EINVAL, as is a machine with more configured CPUs in real mode),
+ * #BAL_NODE_MAX_PROCS registered processes, registry names shorter than
+ * #BAL_NODE_NAME_MAX bytes.
+ *
+ * ## Not built yet
+ * The `for` pool integration (pools that follow the mask), the
+ * `ballast node` command line, the malleable demo program, the OpenMP
+ * helper and the benchmarks are planned, not part of this header yet.
+ */
+#ifndef BALLAST_NODE_H
+#define BALLAST_NODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ballast/defs.h>
+
+BAL_BEGIN_DECLS
+
+/** Most CPUs a registry can declare (CPU ids are 0 .. this − 1). */
+#define BAL_NODE_MAX_CPUS 1024
+/** Most processes registered at once in one registry. */
+#define BAL_NODE_MAX_PROCS 256
+/** Registry names (with the leading '/', which is optional) are shorter than this. */
+#define BAL_NODE_NAME_MAX 200
+/** Environment variable naming the registry when a configuration gives none. */
+#define BAL_NODE_REGISTRY_ENV "BALLAST_NODE_REGISTRY"
+
+/**
+ * A set of CPU ids 0 .. #BAL_NODE_MAX_CPUS − 1. A plain value (copy it,
+ * compare it with bal_node_mask_equal()), like `cpu_set_t`; use the
+ * functions below rather than the bits.
+ */
+typedef struct bal_node_mask {
+  uint64_t bits[BAL_NODE_MAX_CPUS / 64]; /**< bit c of word c / 64: CPU c */
+} bal_node_mask;
+
+/** Empty m. Thread-safety: safe on distinct masks. NULL is ignored. */
+BAL_API void bal_node_mask_zero(bal_node_mask *m);
+
+/**
+ * Add CPUs first .. last (inclusive) to m.
+ * @return BAL_OK; BAL_EINVAL if m is NULL, first < 0, last < first or
+ *         last >= #BAL_NODE_MAX_CPUS (m unchanged). Thread-safety: safe on
+ *         distinct masks.
+ */
+BAL_API int bal_node_mask_add(bal_node_mask *m, int64_t first, int64_t last);
+
+/** Whether CPU cpu is in m (false for NULL or an id out of range). Thread-safe. */
+BAL_API bool bal_node_mask_has(const bal_node_mask *m, int64_t cpu);
+
+/** Number of CPUs in m (0 for NULL). Thread-safe. */
+BAL_API int64_t bal_node_mask_count(const bal_node_mask *m);
+
+/** Whether a and b hold the same CPUs (NULL equals only NULL). Thread-safe. */
+BAL_API bool bal_node_mask_equal(const bal_node_mask *a, const bal_node_mask *b);
+
+/**
+ * Parse a CPU list such as "0-3,8,10-11" (decimal ids, ascending or not,
+ * no spaces; "" is the empty mask).
+ * @return BAL_OK; BAL_EINVAL if an argument is NULL, the list is malformed
+ *         or an id is >= #BAL_NODE_MAX_CPUS (out unchanged).
+ * Thread-safety: safe.
+ */
+BAL_API int bal_node_mask_parse(const char *list, bal_node_mask *out);
+
+/**
+ * Write m as a CPU list in canonical form ("0-3,8,10-11"; "" when empty).
+ * @param buf receives the NUL-terminated list; size its length in bytes.
+ * @return the list's length (without the NUL), or BAL_EINVAL (NULL m or
+ *         buf), BAL_ERANGE (size too small: buf holds "" then).
+ * Thread-safety: safe.
+ */
+BAL_API int bal_node_mask_format(const bal_node_mask *m, char *buf, size_t size);
+
+/* ------------------------------------------------------------------ */
+/* Registries                                                          */
+
+/** How to create a registry; initialise with bal_node_registry_config_init(). */
+typedef struct bal_node_registry_config {
+  const char *name;       /**< POSIX shm name ("/x" or "x"); NULL: $BALLAST_NODE_REGISTRY */
+  int64_t virtual_cpus;   /**< 1 .. #BAL_NODE_MAX_CPUS virtual CPUs (binding off), or
+                               0: the machine's configured CPUs (default 0) */
+  double sharing_factor;  /**< SF of the rule, in (0, 1] (default 0.5) */
+  const char *group;      /**< NULL: mode 0600 (default); else a group name:
+                               mode 0660, owned by that group */
+} bal_node_registry_config;
+
+/**
+ * Defaults: name NULL (from the environment), real CPUs, SF 0.5, mode 0600.
+ * @return BAL_OK; BAL_EINVAL if cfg is NULL. Thread-safety: safe.
+ */
+BAL_API int bal_node_registry_config_init(bal_node_registry_config *cfg);
+
+/**
+ * Create an empty registry (a new shared-memory object).
+ * @return BAL_OK; BAL_EINVAL (NULL cfg, no name and no environment
+ *         variable, malformed or too long name, CPU count or SF out of
+ *         range, real mode on a machine with more than #BAL_NODE_MAX_CPUS
+ *         CPUs); BAL_EBUSY (a registry of that name exists); BAL_ENOTFOUND
+ *         (unknown group); BAL_EPERM (not allowed to create it or to give
+ *         it that group); BAL_ESYS (other system failures). On error no
+ *         object is left behind.
+ * Thread-safety: safe.
+ */
+BAL_API int bal_node_registry_create(const bal_node_registry_config *cfg);
+
+/**
+ * Remove a registry's name (shm_unlink). Processes still attached keep
+ * their mapping until they detach; new attaches get BAL_ENOTFOUND.
+ * @param name the registry; NULL: $BALLAST_NODE_REGISTRY.
+ * @return BAL_OK; BAL_EINVAL (no or malformed name); BAL_ENOTFOUND;
+ *         BAL_EPERM; BAL_ESYS. Thread-safety: safe.
+ */
+BAL_API int bal_node_registry_destroy(const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Process side                                                        */
+
+/** How a process attaches; initialise with bal_node_attach_config_init(). */
+typedef struct bal_node_attach_config {
+  const char *registry;   /**< NULL: $BALLAST_NODE_REGISTRY */
+  int64_t job;            /**< job id >= 0; −1 (default): $SLURM_JOB_ID, else the pid */
+  int64_t ranks;          /**< ranks of its job on this node, 1 .. #BAL_NODE_MAX_CPUS (1) */
+  const bal_node_mask *cpus; /**< CPUs to claim, all free (NULL, default: the
+                               free CPUs of its sched_getaffinity set, or every
+                               free virtual CPU); ignored when a manager
+                               admitted this process */
+} bal_node_attach_config;
+
+/** An attached process (opaque). */
+typedef struct bal_node_proc bal_node_proc;
+
+/**
+ * Defaults: registry from the environment, job −1, 1 rank, cpus NULL.
+ * @return BAL_OK; BAL_EINVAL if cfg is NULL. Thread-safety: safe.
+ */
+BAL_API int bal_node_attach_config_init(bal_node_attach_config *cfg);
+
+/**
+ * Attach the calling process. If a manager admitted this pid (with this
+ * process's start time), the process takes the admitted entry and its mask
+ * (its job and ranks are the admitted ones). Otherwise it registers with
+ * the CPUs of cfg->cpus, which must all be free, or by default with the
+ * free CPUs of its affinity set (virtual registries: every free CPU).
+ * Dead processes are cleaned first.
+ * @param out receives the handle (release with bal_node_detach()); the
+ *        first bal_node_poll() reports the mask as changed.
+ * @return BAL_OK; BAL_EINVAL (NULL argument, no registry name, job < −1,
+ *         ranks out of range, malformed $SLURM_JOB_ID, cfg->cpus empty or
+ *         outside the node); BAL_ENOTFOUND (no such registry); BAL_EPERM;
+ *         BAL_EFORMAT (not a valid registry); BAL_EBUSY (this process is
+ *         already attached, a requested CPU is held, no free CPU, or
+ *         #BAL_NODE_MAX_PROCS processes registered); BAL_ENOMEM; BAL_ESYS.
+ * Thread-safety: safe; one attachment per process. A child forked after
+ * attaching must not use its parent's handle (it is another process: it
+ * attaches itself).
+ */
+BAL_API int bal_node_attach(const bal_node_attach_config *cfg, bal_node_proc **out);
+
+/**
+ * A malleability point: has this process's mask changed since the last
+ * poll (or since attach), and what is it now? When it changed, in a
+ * real-CPU registry the new mask is applied to the calling thread with
+ * sched_setaffinity (the application places its other threads), and the
+ * manager waiting in bal_node_manager_set() is released.
+ * Cost: one atomic load and a copy when nothing changed (no lock, no
+ * system call); the lock and a scan of the CPUs when it did.
+ * @param mask    receives the current mask (may be NULL).
+ * @param changed receives whether it changed (may be NULL).
+ * @return BAL_OK; BAL_EINVAL (NULL p); BAL_ENOTFOUND (a manager removed
+ *         this process, or it was cleaned as dead: its mask is then empty
+ *         and stays so); BAL_EFORMAT (the registry is corrupted); BAL_ESYS
+ *         (sched_setaffinity refused the mask: the mask is reported all the
+ *         same).
+ * Thread-safety: one thread at a time per handle.
+ */
+BAL_API int bal_node_poll(bal_node_proc *p, bal_node_mask *mask, bool *changed);
+
+/**
+ * Detach: the process leaves the registry and its CPUs are handed on by
+ * the rule; dead processes are cleaned too. Always releases the handle.
+ * @return BAL_OK (also for NULL p and a process already removed);
+ *         BAL_EFORMAT (the registry is corrupted: the entry may remain until
+ *         the registry is repaired or destroyed).
+ * Thread-safety: not concurrently with other calls on p.
+ */
+BAL_API int bal_node_detach(bal_node_proc *p);
+
+/* ------------------------------------------------------------------ */
+/* Manager side                                                        */
+
+/** A manager's connection to a registry (opaque). */
+typedef struct bal_node_manager bal_node_manager;
+
+/** One registered process, as bal_node_manager_list() reports it. */
+typedef struct bal_node_proc_info {
+  int64_t pid;            /**< process id */
+  int64_t job;            /**< its job */
+  int64_t ranks;          /**< ranks of its job on this node */
+  bool attached;          /**< false: admitted, not yet attached */
+  bool applied;           /**< the process has polled its current mask */
+  bal_node_mask mask;     /**< CPUs it holds */
+  bal_node_mask borrowed; /**< the part of mask lent by other jobs */
+} bal_node_proc_info;
+
+/** One CPU, as bal_node_manager_cpus() reports it. */
+typedef struct bal_node_cpu_info {
+  int64_t pid;   /**< process holding it, −1 if free */
+  int64_t job;   /**< that process's job, −1 if free */
+  int64_t owner; /**< the job that lent it to the holder, −1 if the holder's own or free */
+} bal_node_cpu_info;
+
+/**
+ * Connect to an existing registry.
+ * @param name the registry; NULL: $BALLAST_NODE_REGISTRY.
+ * @return BAL_OK; BAL_EINVAL (NULL out, no or malformed name);
+ *         BAL_ENOTFOUND; BAL_EPERM; BAL_EFORMAT (wrong magic, version or
+ *         size); BAL_ENOMEM; BAL_ESYS.
+ * Thread-safety: safe.
+ */
+BAL_API int bal_node_manager_open(const char *name, bal_node_manager **out);
+
+/** Disconnect (the registry stays). NULL is ignored. */
+BAL_API void bal_node_manager_close(bal_node_manager *m);
+
+/**
+ * The registry's CPUs.
+ * @param ncpus receives the CPU count; is_virtual whether they are virtual
+ *        (either may be NULL).
+ * @return BAL_OK; BAL_EINVAL (NULL m). Thread-safety: safe.
+ */
+BAL_API int bal_node_manager_info(const bal_node_manager *m, int64_t *ncpus, bool *is_virtual);
+
+/**
+ * Snapshot of the registered processes, in registry order, after cleaning
+ * dead ones.
+ * @param out receives up to cap entries (may be NULL when cap is 0).
+ * @return the number of processes registered (may exceed cap: call again
+ *         with more room), or BAL_EINVAL (NULL m, cap < 0, NULL out with
+ *         cap > 0), BAL_EFORMAT, BAL_ESYS.
+ * Thread-safety: safe (the registry is locked while copying).
+ */
+BAL_API int bal_node_manager_list(bal_node_manager *m, bal_node_proc_info *out, int64_t cap);
+
+/**
+ * Snapshot of every CPU of the node (who holds it and who lent it), after
+ * cleaning dead processes.
+ * @param out receives up to cap entries, one per CPU id from 0.
+ * @return the node's CPU count, or BAL_EINVAL, BAL_EFORMAT, BAL_ESYS.
+ * Thread-safety: safe.
+ */
+BAL_API int bal_node_manager_cpus(bal_node_manager *m, bal_node_cpu_info *out, int64_t cap);
+
+/**
+ * Set the mask of process pid. Each CPU of mask must be free or already
+ * held by pid (shrink another process first); CPUs that leave pid's mask
+ * become free (a borrowed one is not returned to its lender).
+ * @param timeout_s 0: return at once; > 0: then wait up to that many
+ *        seconds until the process has polled the new mask.
+ * @return BAL_OK; BAL_EINVAL (NULL argument, empty mask, a CPU outside the
+ *         node, negative or non-finite timeout); BAL_ENOTFOUND (pid not
+ *         registered, or dead); BAL_EBUSY (a CPU is held by another
+ *         process); BAL_EFORMAT; BAL_ESYS; BAL_ETIMEDOUT (the mask is set
+ *         but was not applied in time). Nothing changes on the other errors.
+ * Thread-safety: safe, also against other managers and processes.
+ */
+BAL_API int bal_node_manager_set(bal_node_manager *m, int64_t pid, const bal_node_mask *mask,
+                                 double timeout_s);
+
+/**
+ * Admit process pid, about to start (e.g. forked, not yet exec'ed), as a
+ * guest of job `job` with `ranks` ranks on this node, taking CPUs from the
+ * jobs next_to[0 .. n_next_to − 1] (n_next_to 0: every other job on the
+ * node) by the rule in this header's introduction. When pid later calls
+ * bal_node_attach() it gets this mask.
+ * @param granted receives the guest's mask (may be NULL).
+ * @return BAL_OK; BAL_EINVAL (NULL m, job < 0, ranks out of range,
+ *         n_next_to < 0 or > #BAL_NODE_MAX_PROCS, NULL next_to with
+ *         n_next_to > 0, pid already registered); BAL_ENOTFOUND (pid is
+ *         not a live process, or a job of next_to has no process here);
+ *         BAL_EBUSY (the guest would get no CPU, or #BAL_NODE_MAX_PROCS
+ *         processes registered); BAL_EFORMAT; BAL_ESYS. Nothing changes
+ *         on error.
+ * Thread-safety: safe, also against other managers and processes.
+ */
+BAL_API int bal_node_manager_admit(bal_node_manager *m, int64_t pid, int64_t job, int64_t ranks,
+                                   const int64_t *next_to, int64_t n_next_to,
+                                   bal_node_mask *granted);
+
+/**
+ * Remove process pid as if it had ended: its CPUs are handed on by the rule
+ * (the process's next bal_node_poll() returns BAL_ENOTFOUND).
+ * @return BAL_OK; BAL_EINVAL (NULL m); BAL_ENOTFOUND (not registered);
+ *         BAL_EFORMAT; BAL_ESYS.
+ * Thread-safety: safe, also against other managers and processes.
+ */
+BAL_API int bal_node_manager_remove(bal_node_manager *m, int64_t pid);
+
+BAL_END_DECLS
+
+#endif /* BALLAST_NODE_H */

@@ -1,0 +1,188 @@
+/* The process side: attach, poll at malleability points, detach. The poll
+ * is on the application's hot path, so when nothing changed it is a single
+ * acquire load of the slot's gen compared with the last one seen; the lock
+ * is taken only when gen moved (a manager or the rule changed the mask, or
+ * released the slot). */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "node_internal.h"
+
+struct bal_node_proc {
+  bal__node_map map;
+  int32_t slot;
+  pid_t pid;
+  uint64_t start;
+  uint64_t seen;      /* the slot gen p->mask was read at (0: never) */
+  bool gone;          /* removed or cleaned: the mask is empty for good */
+  bal_node_mask mask; /* the mask at gen `seen` */
+};
+
+int bal_node_attach_config_init(bal_node_attach_config *cfg) {
+  if (!cfg) return BAL_EINVAL;
+  memset(cfg, 0, sizeof *cfg);
+  cfg->job = -1;
+  cfg->ranks = 1;
+  return BAL_OK;
+}
+
+/* The job id: configured, else $SLURM_JOB_ID (decimal, >= 0), else the pid. */
+static int job_id(const bal_node_attach_config *cfg, pid_t pid, int64_t *job) {
+  if (cfg->job >= 0) {
+    *job = cfg->job;
+    return BAL_OK;
+  }
+  const char *env = getenv("SLURM_JOB_ID");
+  if (!env) {
+    *job = pid;
+    return BAL_OK;
+  }
+  char *end;
+  errno = 0;
+  long long v = strtoll(env, &end, 10);
+  if (errno || end == env || *end || v < 0 || env[0] == '+' || env[0] == ' ') return BAL_EINVAL;
+  *job = v;
+  return BAL_OK;
+}
+
+/* The CPUs a process attaching by itself claims (all must be free). */
+static int claim(const bal__node_shm *s, const bal_node_attach_config *cfg, bal_node_mask *m) {
+  bal_node_mask_zero(m);
+  if (cfg->cpus) {
+    for (int64_t c = 0; c < BAL_NODE_MAX_CPUS; c++) {
+      if (!bal_node_mask_has(cfg->cpus, c)) continue;
+      if (c >= s->ncpus) return BAL_EINVAL;
+      if (s->holder[c] >= 0) return BAL_EBUSY;
+      bal_node_mask_add(m, c, c);
+    }
+    return bal_node_mask_count(m) ? BAL_OK : BAL_EINVAL;
+  }
+  cpu_set_t aff;
+  CPU_ZERO(&aff);
+  if (!s->is_virtual && sched_getaffinity(0, sizeof aff, &aff) != 0) return BAL_ESYS;
+  for (int32_t c = 0; c < s->ncpus; c++)
+    if (s->holder[c] < 0 && (s->is_virtual || CPU_ISSET(c, &aff))) bal_node_mask_add(m, c, c);
+  return bal_node_mask_count(m) ? BAL_OK : BAL_EBUSY;
+}
+
+/* Under the lock: take the admitted entry of this process or make one. */
+static int enter(bal__node_shm *s, const bal_node_attach_config *cfg, bal_node_proc *p, int64_t job) {
+  bal__node_clean(s);
+  int32_t i = bal__node_find_pid(s, p->pid);
+  if (i >= 0) {
+    bal__node_slot *sl = &s->slot[i];
+    if (sl->state != SLOT_ADMITTED || sl->start != p->start) return BAL_EBUSY;
+    sl->state = SLOT_ATTACHED;
+    atomic_fetch_add(&sl->gen, 1);
+    p->slot = i;
+    return BAL_OK;
+  }
+  bal_node_mask m;
+  int rc = claim(s, cfg, &m);
+  if (rc != BAL_OK) return rc;
+  if ((i = bal__node_new_slot(s)) < 0) return BAL_EBUSY;
+  bal__node_slot *sl = &s->slot[i];
+  sl->pid = p->pid;
+  sl->start = p->start;
+  sl->job = job;
+  sl->ranks = cfg->ranks;
+  sl->state = SLOT_ATTACHED;
+  for (int32_t c = 0; c < s->ncpus; c++)
+    if (bal_node_mask_has(&m, c)) bal__node_move(s, c, i, -1);
+  p->slot = i;
+  return BAL_OK;
+}
+
+int bal_node_attach(const bal_node_attach_config *cfg, bal_node_proc **out) {
+  if (!cfg || !out || cfg->job < -1 || cfg->ranks < 1 || cfg->ranks > BAL_NODE_MAX_CPUS) return BAL_EINVAL;
+  bal_node_proc *p = calloc(1, sizeof *p);
+  if (!p) return BAL_ENOMEM;
+  p->pid = getpid();
+  int64_t job;
+  int rc = job_id(cfg, p->pid, &job);
+  if (rc == BAL_OK && bal__node_pid_start(p->pid, &p->start) != BAL_OK) rc = BAL_ESYS;
+  if (rc == BAL_OK) rc = bal__node_open(cfg->registry, &p->map);
+  if (rc != BAL_OK) {
+    free(p);
+    return rc;
+  }
+  bal__node_shm *s = p->map.shm;
+  if ((rc = bal__node_lock(s)) == BAL_OK) {
+    rc = enter(s, cfg, p, job);
+    bal__node_unlock(s);
+  }
+  if (rc != BAL_OK) {
+    bal__node_close(&p->map);
+    free(p);
+    return rc;
+  }
+  *out = p;
+  return BAL_OK;
+}
+
+static int apply(const bal__node_shm *s, const bal_node_mask *m) {
+  if (s->is_virtual || bal_node_mask_count(m) == 0) return BAL_OK;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int32_t c = 0; c < s->ncpus && c < CPU_SETSIZE; c++)
+    if (bal_node_mask_has(m, c)) CPU_SET(c, &set);
+  return sched_setaffinity(0, sizeof set, &set) == 0 ? BAL_OK : BAL_ESYS;
+}
+
+int bal_node_poll(bal_node_proc *p, bal_node_mask *mask, bool *changed) {
+  if (!p) return BAL_EINVAL;
+  if (p->gone) {
+    if (mask) bal_node_mask_zero(mask);
+    if (changed) *changed = false;
+    return BAL_ENOTFOUND;
+  }
+  bal__node_shm *s = p->map.shm;
+  bal__node_slot *sl = &s->slot[p->slot];
+  if (atomic_load_explicit(&sl->gen, memory_order_acquire) == p->seen) {
+    if (mask) *mask = p->mask;
+    if (changed) *changed = false;
+    return BAL_OK;
+  }
+  int rc = bal__node_lock(s);
+  if (rc != BAL_OK) return rc;
+  if (sl->state != SLOT_ATTACHED || sl->pid != p->pid || sl->start != p->start) {
+    bal__node_unlock(s);
+    p->gone = true;
+    bal_node_mask_zero(&p->mask);
+    if (mask) bal_node_mask_zero(mask);
+    if (changed) *changed = true;
+    return BAL_ENOTFOUND;
+  }
+  uint64_t g = atomic_load_explicit(&sl->gen, memory_order_relaxed);
+  bal_node_mask m;
+  bal__node_slot_mask(s, p->slot, &m, NULL);
+  atomic_store_explicit(&sl->applied, g, memory_order_release);
+  bal__node_unlock(s);
+  bool moved = !bal_node_mask_equal(&m, &p->mask) || p->seen == 0;
+  p->mask = m;
+  p->seen = g;
+  if (mask) *mask = m;
+  if (changed) *changed = moved;
+  return moved ? apply(s, &m) : BAL_OK;
+}
+
+int bal_node_detach(bal_node_proc *p) {
+  if (!p) return BAL_OK;
+  int rc = BAL_OK;
+  if (!p->gone) {
+    bal__node_shm *s = p->map.shm;
+    if ((rc = bal__node_lock(s)) == BAL_OK) {
+      bal__node_clean(s);
+      bal__node_slot *sl = &s->slot[p->slot];
+      if (sl->state == SLOT_ATTACHED && sl->pid == p->pid && sl->start == p->start)
+        bal__node_release(s, p->slot);
+      bal__node_unlock(s);
+    }
+  }
+  bal__node_close(&p->map);
+  free(p);
+  return rc;
+}

@@ -1,0 +1,111 @@
+/* Private map of the node module ([D'Amico 2018] DROM's registry,
+ * [D'Amico 2019] §3.3's node level).
+ *
+ *  mask.c      the public CPU-mask value type: add, count, parse, format
+ *  pid.c       process identity: start time from /proc/PID/stat, liveness
+ *  shm.c       the segment: names, create/open/map, the robust lock and its
+ *              repair, validation of a segment we did not write
+ *  rule.c      the distribution rule: admit a guest, release a process,
+ *              clean dead processes
+ *  registry.c  public create/destroy of a registry
+ *  attach.c    the process side: attach, poll, detach
+ *  manager.c   the manager side: open, list, set, admit, remove
+ *
+ * The life of one process: a manager admits pid P next to job A
+ * (rule.c takes CPUs of A, P's slot is ADMITTED) or P attaches by itself
+ * (ATTACHED with free CPUs); P polls at malleability points: one atomic
+ * load of its slot's gen, and only when gen moved the lock and a scan of
+ * holder[]; P detaches, or a later caller finds it dead, and rule.c hands
+ * its CPUs on.
+ *
+ * Invariants (checked by bal__node_validate, restored by its repair):
+ *  - holder[c] is the one slot holding CPU c, or -1: a CPU can never be in
+ *    two masks, whatever a crash leaves;
+ *  - lender[c] >= 0 only when CPU c is held, and then names a job other than
+ *    the holder's that still has a live slot (the job it returns to);
+ *  - a slot's gen only grows (also across reuse of the slot), so a process
+ *    never takes another incarnation's gen for its own. */
+#ifndef BALLAST_NODE_INTERNAL_H
+#define BALLAST_NODE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <ballast/error.h>
+#include <ballast/node.h>
+
+#define BAL__NODE_MAGIC 0x3145444f4e4c4142ull /* "BALNODE1" in little-endian bytes */
+#define BAL__NODE_VERSION 1u
+
+enum { SLOT_FREE = 0, SLOT_ADMITTED = 1, SLOT_ATTACHED = 2 };
+
+typedef struct bal__node_slot {
+  _Atomic uint64_t gen;     /* bumped whenever this slot's CPUs change or it is released */
+  _Atomic uint64_t applied; /* the gen its process last polled */
+  int32_t state;            /* SLOT_* */
+  int32_t pid;
+  uint64_t start;           /* process start time, clock ticks since boot */
+  int64_t job;
+  int64_t ranks;
+} bal__node_slot;
+
+typedef struct bal__node_shm {
+  uint64_t magic;
+  uint32_t version;
+  uint32_t is_virtual;
+  uint64_t size; /* sizeof(bal__node_shm): another build's layout is refused */
+  int64_t ncpus;
+  double sf;
+  pthread_mutex_t lock; /* robust, process-shared */
+  int32_t holder[BAL_NODE_MAX_CPUS];
+  int64_t lender[BAL_NODE_MAX_CPUS];
+  bal__node_slot slot[BAL_NODE_MAX_PROCS];
+} bal__node_shm;
+
+/* A mapping of one registry. */
+typedef struct bal__node_map {
+  bal__node_shm *shm;
+  char name[BAL_NODE_NAME_MAX + 1];
+} bal__node_map;
+
+/* pid.c: start time of pid (field 22 of /proc/PID/stat); BAL_ENOTFOUND if
+ * there is no such process or it is a zombie. */
+int bal__node_pid_start(pid_t pid, uint64_t *start);
+/* pid.c: pid is alive and started at `start`. */
+bool bal__node_pid_alive(pid_t pid, uint64_t start);
+
+/* shm.c: the shm name for name (NULL: the environment), with a leading '/'. */
+int bal__node_name(const char *name, char out[BAL_NODE_NAME_MAX + 1]);
+/* shm.c: map an existing registry, checking magic, version and size. */
+int bal__node_open(const char *name, bal__node_map *map);
+void bal__node_close(bal__node_map *map);
+/* shm.c: take the lock; after a holder died, repair and go on. BAL_OK,
+ * BAL_EFORMAT (contents invalid and not after a crash), BAL_ESYS. */
+int bal__node_lock(bal__node_shm *s);
+void bal__node_unlock(bal__node_shm *s);
+/* shm.c: BAL_OK if the contents satisfy the invariants, else BAL_EFORMAT;
+ * with repair, fix what is invalid instead (after a crash). */
+int bal__node_validate(bal__node_shm *s, bool repair);
+
+/* rule.c: mask of slot i. */
+void bal__node_slot_mask(const bal__node_shm *s, int32_t i, bal_node_mask *m, bal_node_mask *borrowed);
+/* rule.c: slot holding pid (any state), or -1. */
+int32_t bal__node_find_pid(const bal__node_shm *s, pid_t pid);
+/* rule.c: a slot for a new process (gen bumped past its last use), or -1. */
+int32_t bal__node_new_slot(bal__node_shm *s);
+/* rule.c: hand slot i's CPUs on by the rule and free it. */
+void bal__node_release(bal__node_shm *s, int32_t i);
+/* rule.c: release every slot whose process is dead. */
+void bal__node_clean(bal__node_shm *s);
+/* rule.c: admit a guest into (free) slot g, already filled with pid, start,
+ * job and ranks: the CPUs by the rule, BAL_EBUSY (nothing changed) if none;
+ * BAL_ENOTFOUND if a job of next_to has no slot. */
+int bal__node_admit(bal__node_shm *s, int32_t g, const int64_t *next_to, int64_t n_next_to);
+/* rule.c: give CPU c to slot i (-1: free) lent by job `lender` (-1: none),
+ * bumping the gen of the slots that lose and gain it. */
+void bal__node_move(bal__node_shm *s, int32_t c, int32_t i, int64_t lender);
+
+#endif

@@ -1,0 +1,144 @@
+/* The registry segment: its name, mapping an existing one, the lock, and
+ * validation. The segment is written by other processes, possibly of other
+ * users, possibly killed half-way, so nothing read from it is trusted
+ * before bal__node_validate has checked it: indices are range-checked
+ * before use and a bad segment is BAL_EFORMAT, never a crash. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "node_internal.h"
+
+int bal__node_name(const char *name, char out[BAL_NODE_NAME_MAX + 1]) {
+  if (!name) name = getenv(BAL_NODE_REGISTRY_ENV);
+  if (!name || !*name) return BAL_EINVAL;
+  const char *base = name[0] == '/' ? name + 1 : name;
+  size_t len = strlen(base);
+  /* shm_open names are one path component: no further '/', not "." or "..". */
+  if (len == 0 || len + 1 >= BAL_NODE_NAME_MAX || strchr(base, '/') || !strcmp(base, ".") ||
+      !strcmp(base, ".."))
+    return BAL_EINVAL;
+  out[0] = '/';
+  memcpy(out + 1, base, len + 1);
+  return BAL_OK;
+}
+
+static int errno_code(int e) {
+  switch (e) {
+  case ENOENT: return BAL_ENOTFOUND;
+  case EACCES:
+  case EPERM: return BAL_EPERM;
+  case EEXIST: return BAL_EBUSY;
+  case EINVAL:
+  case ENAMETOOLONG: return BAL_EINVAL;
+  case ENOMEM: return BAL_ENOMEM;
+  default: return BAL_ESYS;
+  }
+}
+
+int bal__node_open(const char *name, bal__node_map *map) {
+  int rc = bal__node_name(name, map->name);
+  if (rc != BAL_OK) return rc;
+  int fd = shm_open(map->name, O_RDWR | O_CLOEXEC, 0);
+  if (fd < 0) return errno_code(errno);
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    rc = errno_code(errno);
+    close(fd);
+    return rc;
+  }
+  if ((uint64_t)st.st_size != sizeof(bal__node_shm)) {
+    close(fd);
+    return BAL_EFORMAT;
+  }
+  void *p = mmap(NULL, sizeof(bal__node_shm), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  rc = p == MAP_FAILED ? errno_code(errno) : BAL_OK;
+  close(fd);
+  if (rc != BAL_OK) return rc;
+  bal__node_shm *s = p;
+  /* The creator writes the magic last (release): once we see it, the lock
+   * and the rest are initialised. */
+  uint64_t magic = __atomic_load_n(&s->magic, __ATOMIC_ACQUIRE);
+  if (magic != BAL__NODE_MAGIC || s->version != BAL__NODE_VERSION ||
+      s->size != sizeof(bal__node_shm) || s->ncpus < 1 || s->ncpus > BAL_NODE_MAX_CPUS ||
+      s->is_virtual > 1 || !(s->sf > 0.0 && s->sf <= 1.0)) {
+    munmap(p, sizeof(bal__node_shm));
+    return BAL_EFORMAT;
+  }
+  map->shm = s;
+  return BAL_OK;
+}
+
+void bal__node_close(bal__node_map *map) {
+  if (map && map->shm) munmap(map->shm, sizeof(bal__node_shm));
+  if (map) map->shm = NULL;
+}
+
+int bal__node_lock(bal__node_shm *s) {
+  int e = pthread_mutex_lock(&s->lock);
+  if (e == 0) {
+    if (bal__node_validate(s, false) == BAL_OK) return BAL_OK;
+    pthread_mutex_unlock(&s->lock);
+    return BAL_EFORMAT;
+  }
+  if (e == EOWNERDEAD) {
+    /* The previous holder died inside an operation: make what it left
+     * valid (each CPU still has at most one holder by construction), then
+     * mark the lock usable again. */
+    int rc = bal__node_validate(s, true);
+    pthread_mutex_consistent(&s->lock);
+    if (rc != BAL_OK) pthread_mutex_unlock(&s->lock);
+    return rc;
+  }
+  return BAL_ESYS; /* ENOTRECOVERABLE and friends */
+}
+
+void bal__node_unlock(bal__node_shm *s) { pthread_mutex_unlock(&s->lock); }
+
+static bool slot_ok(const bal__node_slot *sl) {
+  if (sl->state == SLOT_FREE) return true;
+  if (sl->state != SLOT_ADMITTED && sl->state != SLOT_ATTACHED) return false;
+  return sl->pid > 0 && sl->job >= 0 && sl->ranks >= 1 && sl->ranks <= BAL_NODE_MAX_CPUS;
+}
+
+static bool job_live(const bal__node_shm *s, int64_t job) {
+  for (int32_t i = 0; i < BAL_NODE_MAX_PROCS; i++)
+    if (s->slot[i].state != SLOT_FREE && s->slot[i].job == job) return true;
+  return false;
+}
+
+int bal__node_validate(bal__node_shm *s, bool repair) {
+  /* The header was checked at open, but another participant may have
+   * overwritten it since; it cannot be repaired, only refused. */
+  if (s->magic != BAL__NODE_MAGIC || s->version != BAL__NODE_VERSION ||
+      s->size != sizeof(bal__node_shm) || s->ncpus < 1 || s->ncpus > BAL_NODE_MAX_CPUS ||
+      s->is_virtual > 1 || !(s->sf > 0.0 && s->sf <= 1.0))
+    return BAL_EFORMAT;
+  for (int32_t i = 0; i < BAL_NODE_MAX_PROCS; i++) {
+    bal__node_slot *sl = &s->slot[i];
+    if (slot_ok(sl)) continue;
+    if (!repair) return BAL_EFORMAT;
+    sl->state = SLOT_FREE;
+    atomic_fetch_add(&sl->gen, 1);
+  }
+  for (int32_t c = 0; c < BAL_NODE_MAX_CPUS; c++) {
+    int32_t h = s->holder[c];
+    bool in_node = c < s->ncpus;
+    bool h_ok = h == -1 || (in_node && h >= 0 && h < BAL_NODE_MAX_PROCS && s->slot[h].state != SLOT_FREE);
+    if (!h_ok) {
+      if (!repair) return BAL_EFORMAT;
+      s->holder[c] = h = -1;
+    }
+    int64_t l = s->lender[c];
+    bool l_ok = l == -1 || (h >= 0 && l >= 0 && l != s->slot[h].job && job_live(s, l));
+    if (!l_ok) {
+      if (!repair) return BAL_EFORMAT;
+      s->lender[c] = -1;
+    }
+  }
+  return BAL_OK;
+}
