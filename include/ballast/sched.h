@@ -96,8 +96,15 @@ typedef struct bal_sched_config {
                                 (> 0); INFINITY = no cut-off (default 10) */
   bool dynamic_max_slowdown; /**< sd: cut-off = mean predicted slowdown of running jobs */
   double sharing_factor;   /**< sd: fraction of a mate's cores lent to the guest, (0,1) (0.5);
-                                a mate keeps at least one core per rank (its procs per
-                                node), as ballast/node.h's rule */
+                                a mate keeps at least one core per rank it has on the
+                                node, as ballast/node.h's rule (see ranks_per_node) */
+  int64_t ranks_per_node;  /**< sd: MPI ranks a job runs per node, which a log does not
+                                record: the floor of the sharing rule. k >= 1: at most k
+                                (hybrid MPI + threads; malleability comes from the
+                                threads, as with DROM); 0: one rank per processor it
+                                uses on the node (pure MPI: a job that fills its nodes
+                                can lend nothing). Default 1, the model of
+                                [D'Amico 2019]'s evaluation */
   bal_sched_runtime_model runtime_model; /**< sd: default #BAL_SCHED_IDEAL */
   bal_sched_core_demand core_demand;     /**< sd: default #BAL_SCHED_DEMAND_PROCS */
   double malleable_fraction; /**< sd: probability that a job is malleable, [0,1] (1) */
@@ -158,7 +165,8 @@ typedef struct bal_sched_result bal_sched_result;
 /**
  * Defaults: policy "easy", machine unset (0), max_mates 2, max_slowdown 10,
  * static cut-off, sharing_factor 0.5, ideal runtime model, core demand
- * procs, every job malleable, seed 1, no progress callback, no settings.
+ * procs, every job malleable, seed 1, one rank per node, no progress
+ * callback, no settings.
  * @return BAL_OK; BAL_EINVAL if cfg is NULL. Thread-safety: safe.
  */
 BAL_API int bal_sched_config_init(bal_sched_config *cfg);

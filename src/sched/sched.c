@@ -24,6 +24,7 @@ int bal_sched_config_init(bal_sched_config *cfg) {
   cfg->sharing_factor = 0.5;
   cfg->runtime_model = BAL_SCHED_IDEAL;
   cfg->malleable_fraction = 1.0;
+  cfg->ranks_per_node = 1;
   cfg->seed = 1;
   return BAL_OK;
 }
@@ -36,7 +37,8 @@ static bool valid(const bal_sched_config *c) {
          ((int)c->runtime_model == BAL_SCHED_IDEAL || (int)c->runtime_model == BAL_SCHED_WORST) &&
          ((int)c->core_demand == BAL_SCHED_DEMAND_PROCS ||
           (int)c->core_demand == BAL_SCHED_DEMAND_NODE) &&
-         c->malleable_fraction >= 0 && c->malleable_fraction <= 1 && c->nsettings >= 0 &&
+         c->malleable_fraction >= 0 && c->malleable_fraction <= 1 && c->ranks_per_node >= 0 &&
+         c->nsettings >= 0 &&
          c->nsettings <= BAL_SCHED_MAX_SETTINGS;
 }
 
@@ -151,9 +153,12 @@ static int setup(bal__sched_sim *s, const bal_swf_trace *t, const bal_sched_conf
     jb->nodes = (src->procs + s->cpn - 1) / s->cpn;
     int64_t per_node = (src->procs + jb->nodes - 1) / jb->nodes;
     jb->demand = per_node < s->cpn && cfg->core_demand == BAL_SCHED_DEMAND_PROCS ? per_node : s->cpn;
-    /* As a mate it keeps a core per rank on each node (its procs per node),
-     * as the node manager does (ballast/node.h). */
-    jb->lend = s->cpn - per_node < s->guest_cores ? s->cpn - per_node : s->guest_cores;
+    /* As a mate it keeps a core per rank on each node, as the node manager
+     * does (ballast/node.h); the log does not say how many ranks that is. */
+    int64_t ranks = cfg->ranks_per_node == 0 || cfg->ranks_per_node > per_node
+                        ? per_node
+                        : cfg->ranks_per_node;
+    jb->lend = s->cpn - ranks < s->guest_cores ? s->cpn - ranks : s->guest_cores;
     /* one draw per job whatever the fraction, so seeds stay comparable */
     jb->malleable = bal__rng_uniform(&rng) < cfg->malleable_fraction;
     jb->state = jb->nodes > s->nodes ? JOB_REJECTED : JOB_PENDING;

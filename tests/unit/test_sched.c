@@ -22,8 +22,15 @@ static bal_sched_result *simulate(const char *text, const char *policy, int64_t 
   bal_swf_trace *t;
   assert_int_equal(bal_swf_read_mem(text, strlen(text), NULL, &t, NULL), BAL_OK);
   bal_sched_config cfg;
-  if (cfg_in) cfg = *cfg_in;
-  else bal_sched_config_init(&cfg);
+  if (cfg_in) {
+    cfg = *cfg_in;
+  } else {
+    bal_sched_config_init(&cfg);
+    /* The hand-computed cases below take every processor as a rank (pure
+     * MPI), so that the floor of the sharing rule is exercised; the default
+     * of one rank per node has its own test. */
+    cfg.ranks_per_node = 0;
+  }
   cfg.policy = policy;
   cfg.nodes = nodes;
   cfg.cores_per_node = cores;
@@ -143,6 +150,35 @@ static void sd_two_mates(void **state) {
 /* The floor: mates whose ranks fill their nodes (4 procs per 4-core node)
  * lend nothing, so G cannot start beside them and waits, as the node
  * manager refuses such an admission (BAL_EBUSY). */
+/* The default model, one rank per node (hybrid codes, malleable through
+ * their threads): mates that fill their nodes with processors still lend
+ * floor(0.5 x 4) = 2 cores per node, so G (16 procs on 4 nodes, 100 s)
+ * starts beside them at 10 at half pace; with every processor a rank
+ * (ranks_per_node 0) the same mates lend nothing and G waits for them. */
+static void sd_ranks_per_node_model(void **state) {
+  (void)state;
+  const char *text = JOB(1, 0, 1000, 4, 1000) JOB(2, 0, 1000, 12, 1000) JOB(3, 10, 100, 16, 100);
+  bal_sched_config cfg;
+  bal_sched_config_init(&cfg);
+  assert_int_equal(cfg.ranks_per_node, 1);
+  bal_sched_result *r = simulate(text, "sd", 4, 4, &cfg);
+  ASSERT_RUN(r, 3, 10, 210);
+  assert_int_equal(job(r, 3)->mates, 2);
+  bal_sched_result_destroy(r);
+  cfg.ranks_per_node = 0;
+  r = simulate(text, "sd", 4, 4, &cfg);
+  ASSERT_RUN(r, 3, 1000, 1100);
+  bal_sched_result_destroy(r);
+  cfg.ranks_per_node = -1;
+  bal_swf_trace *t;
+  assert_int_equal(bal_swf_read_mem(text, strlen(text), NULL, &t, NULL), BAL_OK);
+  cfg.policy = "sd";
+  cfg.nodes = 4;
+  cfg.cores_per_node = 4;
+  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
+  bal_swf_trace_destroy(t);
+}
+
 static void sd_mates_keep_a_core_per_rank(void **state) {
   (void)state;
   bal_sched_result *r = simulate(JOB(1, 0, 1000, 4, 1000) JOB(2, 0, 1000, 12, 1000)
@@ -154,6 +190,7 @@ static void sd_mates_keep_a_core_per_rank(void **state) {
    * = 6 but keeps 8, so it lends 12 - 8 = 4 (the node table's third row). */
   bal_sched_config cfg;
   bal_sched_config_init(&cfg);
+  cfg.ranks_per_node = 0; /* pure MPI: the floor binds */
   cfg.core_demand = BAL_SCHED_DEMAND_NODE;
   r = simulate(JOB(1, 0, 1000, 8, 1000) JOB(2, 10, 100, 12, 100), "sd", 1, 12, &cfg);
   /* G needs 12 cores and gets 4: 300 s, inside A's 1000 */
@@ -176,6 +213,7 @@ static void sd_runtime_models(void **state) {
   (void)state;
   bal_sched_config cfg;
   bal_sched_config_init(&cfg);
+  cfg.ranks_per_node = 0; /* pure MPI: the floor binds */
   bal_sched_result *r = simulate(SD_EARLY, "sd", 4, 4, &cfg);
   ASSERT_RUN(r, 1, 0, 50);
   ASSERT_RUN(r, 3, 10, 250);
@@ -197,6 +235,7 @@ static void sd_core_demand(void **state) {
   (void)state;
   bal_sched_config cfg;
   bal_sched_config_init(&cfg);
+  cfg.ranks_per_node = 0; /* pure MPI: the floor binds */
   cfg.core_demand = BAL_SCHED_DEMAND_NODE;
   bal_sched_result *r = simulate(SD_TRACE, "sd", 4, 4, &cfg);
   ASSERT_RUN(r, 3, 10, 330);
@@ -209,6 +248,7 @@ static void sd_cutoffs_and_limits(void **state) {
   (void)state;
   bal_sched_config cfg;
   bal_sched_config_init(&cfg);
+  cfg.ranks_per_node = 0; /* pure MPI: the floor binds */
   /* penalties 1.0 are not < 1.0: no mates, G waits as under EASY */
   cfg.max_slowdown = 1.0;
   bal_sched_result *r = simulate(SD_TRACE, "sd", 4, 4, &cfg);
@@ -226,12 +266,14 @@ static void sd_cutoffs_and_limits(void **state) {
   bal_sched_result_destroy(r);
   /* one mate only: no single running job has 4 nodes */
   bal_sched_config_init(&cfg);
+  cfg.ranks_per_node = 0; /* pure MPI: the floor binds */
   cfg.max_mates = 1;
   r = simulate(SD_TRACE, "sd", 4, 4, &cfg);
   ASSERT_RUN(r, 3, 1000, 1100);
   bal_sched_result_destroy(r);
   /* no malleable job at all */
   bal_sched_config_init(&cfg);
+  cfg.ranks_per_node = 0; /* pure MPI: the floor binds */
   cfg.malleable_fraction = 0;
   r = simulate(SD_TRACE, "sd", 4, 4, &cfg);
   ASSERT_RUN(r, 3, 1000, 1100);
@@ -266,6 +308,7 @@ static void sd_picks_lowest_penalties(void **state) {
       JOB(4, 10, 100, 16, 100);
   bal_sched_config cfg;
   bal_sched_config_init(&cfg);
+  cfg.ranks_per_node = 0; /* pure MPI: the floor binds */
   cfg.core_demand = BAL_SCHED_DEMAND_NODE;
   bal_sched_result *r = simulate(text, "sd", 6, 4, &cfg);
   assert_int_equal(job(r, 4)->mates, 2);
@@ -332,6 +375,7 @@ static void sd_mate_cost_setting(void **state) {
       JOB(4, 10, 100, 8, 100);
   bal_sched_config cfg;
   bal_sched_config_init(&cfg);
+  cfg.ranks_per_node = 0; /* pure MPI: the floor binds */
   cfg.core_demand = BAL_SCHED_DEMAND_NODE;
   bal_sched_result *r = simulate(text, "sd", 4, 4, &cfg);
   ASSERT_RUN(r, 4, 10, 210);
@@ -539,6 +583,7 @@ int main(void) {
       cmocka_unit_test(bounded_slowdown_and_zero_runtime),
       cmocka_unit_test(sd_two_mates),
       cmocka_unit_test(sd_mates_keep_a_core_per_rank),
+      cmocka_unit_test(sd_ranks_per_node_model),
       cmocka_unit_test(sd_runtime_models),
       cmocka_unit_test(sd_core_demand),
       cmocka_unit_test(sd_cutoffs_and_limits),

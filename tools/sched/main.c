@@ -110,6 +110,9 @@ static int parse(int argc, char **argv, sched_opts *o) {
       CLI_CHOICE("--core-demand", "D", &core_demand, demands,
                  "sd: cores a job uses per node unshrunk: procs\n"
                  "(ceil(procs / nodes), default) or node (all)"),
+      CLI_INT("--ranks-per-node", "R", &o->cfg.ranks_per_node, 0, BAL_SCHED_MAX_NODES,
+              "sd: MPI ranks a job runs per node; a mate keeps a core\n"
+              "per rank (1; 0: one per processor, pure MPI)"),
       CLI_DOUBLE("--malleable-fraction", "F", &o->cfg.malleable_fraction, 0, 1,
                  "sd: fraction of jobs that are malleable (1)"),
       CLI_UINT("--seed", "S", &o->cfg.seed, "sd: seed of the malleable draw (1)"),

@@ -97,6 +97,7 @@ void sched_print_json(const sched_opts *o, const bal_swf_trace *t, const bal_sch
   json_string(&j, "runtime_model", model_name(c->runtime_model));
   json_string(&j, "core_demand", c->core_demand == BAL_SCHED_DEMAND_NODE ? "node" : "procs");
   json_double(&j, "malleable_fraction", c->malleable_fraction);
+  json_int(&j, "ranks_per_node", c->ranks_per_node);
   json_uint(&j, "seed", c->seed);
   json_object_begin(&j, "settings");
   for (int64_t k = 0; k < c->nsettings; k++)
