@@ -1,0 +1,366 @@
+/* init, destroy, list, set, remove: one manager call each, with the
+ * library's codes turned into messages that name the argument at fault.
+ * Every refusal comes from a call that changes nothing when it refuses
+ * (ballast/node.h), so a failed command leaves the registry as it was. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/cli.h"
+#include "common/json.h"
+#include "node_tool.h"
+
+int node_fail(const char *what, int code) {
+  fprintf(stderr, "%s: %s: %s\n", NODE_PROG, what, bal_strerror(code));
+  return 1;
+}
+
+void node_json_begin(json_writer *j, const node_opts *o) {
+  json_init(j, stdout);
+  json_object_begin(j, NULL);
+  json_string(j, "tool", "node");
+  json_string(j, "command", o->command);
+  json_string(j, "registry", o->registry);
+}
+
+static int name_error(const node_opts *o) {
+  return cli_usage_error(NODE_PROG,
+                         "--registry: '%s' is not a registry name (one word, an optional "
+                         "leading '/', under %d bytes)",
+                         o->registry, BAL_NODE_NAME_MAX - 1);
+}
+
+int node_open(const node_opts *o, bal_node_manager **m) {
+  int rc = bal_node_manager_open(o->registry, m);
+  switch (rc) {
+  case BAL_OK: return 0;
+  case BAL_EINVAL: return name_error(o);
+  case BAL_ENOTFOUND:
+    fprintf(stderr, "%s: --registry: no registry '%s' (create it with 'ballast node init')\n",
+            NODE_PROG, o->registry);
+    return 1;
+  case BAL_EPERM:
+    fprintf(stderr, "%s: --registry: '%s': permission denied (another user's registry)\n",
+            NODE_PROG, o->registry);
+    return 1;
+  case BAL_EFORMAT:
+    fprintf(stderr,
+            "%s: --registry: '%s' is not a node registry of this Ballast (wrong magic, "
+            "version or size)\n",
+            NODE_PROG, o->registry);
+    return 1;
+  default: return node_fail(o->registry, rc);
+  }
+}
+
+int node_init(const node_opts *o) {
+  /* Opening first tells a malformed name (usage) from a machine with too
+   * many CPUs for --real, which create() reports with the same code. */
+  bal_node_manager *m;
+  int rc = bal_node_manager_open(o->registry, &m);
+  if (rc == BAL_EINVAL) return name_error(o);
+  if (rc == BAL_OK) bal_node_manager_close(m);
+  bal_node_registry_config cfg;
+  bal_node_registry_config_init(&cfg);
+  cfg.name = o->registry;
+  cfg.virtual_cpus = o->real ? 0 : o->cpus;
+  cfg.sharing_factor = o->sharing_factor;
+  cfg.group = o->group;
+  rc = bal_node_registry_create(&cfg);
+  switch (rc) {
+  case BAL_OK: break;
+  case BAL_EBUSY:
+    fprintf(stderr, "%s: --registry: '%s' exists already (remove it with 'ballast node destroy')\n",
+            NODE_PROG, o->registry);
+    return 1;
+  case BAL_ENOTFOUND:
+    fprintf(stderr, "%s: --group: no group '%s'\n", NODE_PROG, o->group);
+    return 1;
+  case BAL_EPERM:
+    fprintf(stderr, "%s: --registry: cannot create '%s'%s%s: permission denied\n", NODE_PROG,
+            o->registry, o->group ? " with --group " : "", o->group ? o->group : "");
+    return 1;
+  case BAL_EINVAL:
+    fprintf(stderr, "%s: --real: this machine has more than %d CPUs (use --cpus)\n", NODE_PROG,
+            BAL_NODE_MAX_CPUS);
+    return 1;
+  default: return node_fail(o->registry, rc);
+  }
+  int64_t ncpus = 0;
+  bool is_virtual = !o->real;
+  if (bal_node_manager_open(o->registry, &m) == BAL_OK) {
+    bal_node_manager_info(m, &ncpus, &is_virtual);
+    bal_node_manager_close(m);
+  }
+  if (o->json) {
+    json_writer j;
+    node_json_begin(&j, o);
+    if (o->cpus_given) json_int(&j, "cpus", o->cpus);
+    else json_string(&j, "cpus", NULL);
+    json_bool(&j, "real", o->real);
+    json_double(&j, "sharing_factor", o->sharing_factor);
+    json_string(&j, "group", o->group);
+    json_int(&j, "node_cpus", ncpus);
+    json_bool(&j, "virtual", is_virtual);
+    json_object_end(&j);
+    json_finish(&j);
+  } else {
+    printf("registry '%s': %" PRId64 " %s CPUs, sharing factor %g, mode %s%s\n", o->registry,
+           ncpus, is_virtual ? "virtual" : "real", o->sharing_factor, o->group ? "0660 group " : "0600",
+           o->group ? o->group : "");
+  }
+  return 0;
+}
+
+int node_destroy(const node_opts *o) {
+  /* Only a registry is removed: another program's shared-memory object of
+   * that name is refused (open checks magic, version and size). */
+  bal_node_manager *m;
+  int rc = node_open(o, &m);
+  if (rc) return rc;
+  int procs = bal_node_manager_list(m, NULL, 0);
+  bal_node_manager_close(m);
+  rc = bal_node_registry_destroy(o->registry);
+  if (rc == BAL_ENOTFOUND) { /* destroyed by someone else meanwhile */
+    fprintf(stderr, "%s: --registry: no registry '%s'\n", NODE_PROG, o->registry);
+    return 1;
+  }
+  if (rc == BAL_EPERM) {
+    fprintf(stderr, "%s: --registry: '%s': permission denied\n", NODE_PROG, o->registry);
+    return 1;
+  }
+  if (rc != BAL_OK) return node_fail(o->registry, rc);
+  if (o->json) {
+    json_writer j;
+    node_json_begin(&j, o);
+    json_int(&j, "processes", procs > 0 ? procs : 0);
+    json_object_end(&j);
+    json_finish(&j);
+  } else {
+    printf("removed registry '%s'", o->registry);
+    if (procs > 0) printf(" (%d processes still registered keep their mapping)", procs);
+    printf("\n");
+  }
+  return 0;
+}
+
+/* One consistent view of the registry: the processes, and for each CPU its
+ * holder and lender. Two snapshots (two calls, two lock holds) are retried
+ * until they agree, so that "who lent what" matches the masks. */
+typedef struct view {
+  int64_t ncpus;
+  bool is_virtual;
+  int nprocs;
+  bal_node_proc_info procs[BAL_NODE_MAX_PROCS];
+  bal_node_cpu_info cpus[BAL_NODE_MAX_CPUS];
+} view;
+
+static bool consistent(const view *v) {
+  for (int i = 0; i < v->nprocs; i++)
+    for (int64_t c = 0; c < v->ncpus; c++)
+      if (bal_node_mask_has(&v->procs[i].mask, c) != (v->cpus[c].pid == v->procs[i].pid))
+        return false;
+  return true;
+}
+
+static int take_view(bal_node_manager *m, view *v) {
+  bal_node_manager_info(m, &v->ncpus, &v->is_virtual);
+  for (int attempt = 0;; attempt++) {
+    int n = bal_node_manager_list(m, v->procs, BAL_NODE_MAX_PROCS);
+    if (n < 0) return n;
+    v->nprocs = n;
+    int c = bal_node_manager_cpus(m, v->cpus, BAL_NODE_MAX_CPUS);
+    if (c < 0) return c;
+    if (consistent(v) || attempt == 100) return BAL_OK;
+  }
+}
+
+static void format(const bal_node_mask *m, char *buf, size_t size) {
+  if (bal_node_mask_format(m, buf, size) < 0) snprintf(buf, size, "?");
+}
+
+/* The CPUs of process i lent by job `lender`. */
+static bal_node_mask lent_by(const view *v, int i, int64_t lender) {
+  bal_node_mask m;
+  bal_node_mask_zero(&m);
+  for (int64_t c = 0; c < v->ncpus; c++)
+    if (v->cpus[c].pid == v->procs[i].pid && v->cpus[c].owner == lender)
+      bal_node_mask_add(&m, c, c);
+  return m;
+}
+
+/* Each lender of process i, once, in CPU order; returns how many. */
+static int lenders(const view *v, int i, int64_t *out) {
+  int n = 0;
+  for (int64_t c = 0; c < v->ncpus; c++) {
+    if (v->cpus[c].pid != v->procs[i].pid || v->cpus[c].owner < 0) continue;
+    bool seen = false;
+    for (int k = 0; k < n; k++) seen = seen || out[k] == v->cpus[c].owner;
+    if (!seen) out[n++] = v->cpus[c].owner;
+  }
+  return n;
+}
+
+int node_list(const node_opts *o) {
+  bal_node_manager *m;
+  int rc = node_open(o, &m);
+  if (rc) return rc;
+  static view v;
+  rc = take_view(m, &v);
+  bal_node_manager_close(m);
+  if (rc != BAL_OK) return node_fail(o->registry, rc);
+  bal_node_mask free_cpus;
+  bal_node_mask_zero(&free_cpus);
+  for (int64_t c = 0; c < v.ncpus; c++)
+    if (v.cpus[c].pid < 0) bal_node_mask_add(&free_cpus, c, c);
+  static char list[BAL_NODE_MAX_CPUS * 6];
+  static int64_t lend[BAL_NODE_MAX_CPUS];
+  if (o->json) {
+    json_writer j;
+    node_json_begin(&j, o);
+    json_int(&j, "node_cpus", v.ncpus);
+    json_bool(&j, "virtual", v.is_virtual);
+    format(&free_cpus, list, sizeof list);
+    json_string(&j, "free", list);
+    json_array_begin(&j, "processes");
+    for (int i = 0; i < v.nprocs; i++) {
+      const bal_node_proc_info *p = &v.procs[i];
+      json_object_begin(&j, NULL);
+      json_int(&j, "pid", p->pid);
+      json_int(&j, "job", p->job);
+      json_int(&j, "ranks", p->ranks);
+      json_bool(&j, "attached", p->attached);
+      json_bool(&j, "applied", p->applied);
+      format(&p->mask, list, sizeof list);
+      json_string(&j, "cpus", list);
+      json_int(&j, "ncpus", bal_node_mask_count(&p->mask));
+      json_array_begin(&j, "borrowed");
+      int nl = lenders(&v, i, lend);
+      for (int k = 0; k < nl; k++) {
+        json_object_begin(&j, NULL);
+        json_int(&j, "from_job", lend[k]);
+        bal_node_mask b = lent_by(&v, i, lend[k]);
+        format(&b, list, sizeof list);
+        json_string(&j, "cpus", list);
+        json_object_end(&j);
+      }
+      json_array_end(&j);
+      json_object_end(&j);
+    }
+    json_array_end(&j);
+    json_object_end(&j);
+    json_finish(&j);
+    return 0;
+  }
+  format(&free_cpus, list, sizeof list);
+  printf("registry '%s': %" PRId64 " %s CPUs, %d processes, free: %s\n", o->registry, v.ncpus,
+         v.is_virtual ? "virtual" : "real", v.nprocs, list[0] ? list : "none");
+  if (v.nprocs == 0) return 0;
+  printf("%-8s %-8s %-6s %-9s %-8s %-16s %s\n", "PID", "JOB", "RANKS", "STATE", "APPLIED", "CPUS",
+         "BORROWED");
+  for (int i = 0; i < v.nprocs; i++) {
+    const bal_node_proc_info *p = &v.procs[i];
+    format(&p->mask, list, sizeof list);
+    printf("%-8" PRId64 " %-8" PRId64 " %-6" PRId64 " %-9s %-8s %-16s", p->pid, p->job, p->ranks,
+           p->attached ? "attached" : "admitted", p->applied ? "yes" : "no", list[0] ? list : "-");
+    int nl = lenders(&v, i, lend);
+    for (int k = 0; k < nl; k++) {
+      bal_node_mask b = lent_by(&v, i, lend[k]);
+      format(&b, list, sizeof list);
+      printf("%s%s from job %" PRId64, k ? ", " : " ", list, lend[k]);
+    }
+    printf("%s\n", nl ? "" : " -");
+  }
+  return 0;
+}
+
+/* set refused with BAL_EBUSY: name a CPU of the mask and who holds it. */
+static void explain_busy(bal_node_manager *m, const node_opts *o) {
+  static view v;
+  if (take_view(m, &v) == BAL_OK)
+    for (int64_t c = 0; c < v.ncpus; c++)
+      if (bal_node_mask_has(&o->mask, c) && v.cpus[c].pid >= 0 && v.cpus[c].pid != o->pid) {
+        fprintf(stderr,
+                "%s: CPULIST: CPU %" PRId64 " is held by pid %" PRId64 " (job %" PRId64
+                "): shrink it first\n",
+                NODE_PROG, c, v.cpus[c].pid, v.cpus[c].job);
+        return;
+      }
+  fprintf(stderr, "%s: CPULIST: a CPU of %s is held by another process\n", NODE_PROG,
+          o->cpulist_text);
+}
+
+int node_set(const node_opts *o) {
+  bal_node_manager *m;
+  int rc = node_open(o, &m);
+  if (rc) return rc;
+  int64_t ncpus = 0;
+  bal_node_manager_info(m, &ncpus, NULL);
+  for (int64_t c = ncpus; c < BAL_NODE_MAX_CPUS; c++)
+    if (bal_node_mask_has(&o->mask, c)) {
+      fprintf(stderr, "%s: CPULIST: CPU %" PRId64 " is outside the node (CPUs 0-%" PRId64 ")\n",
+              NODE_PROG, c, ncpus - 1);
+      bal_node_manager_close(m);
+      return 1;
+    }
+  rc = bal_node_manager_set(m, o->pid, &o->mask, o->wait_s);
+  int status = 0;
+  if (rc == BAL_ENOTFOUND) {
+    fprintf(stderr, "%s: PID: no process %" PRId64 " in registry '%s'\n", NODE_PROG, o->pid,
+            o->registry);
+    status = 1;
+  } else if (rc == BAL_EBUSY) {
+    explain_busy(m, o);
+    status = 1;
+  } else if (rc == BAL_ETIMEDOUT) {
+    fprintf(stderr, "%s: --wait: pid %" PRId64 " has not applied the mask within %g s (it is set)\n",
+            NODE_PROG, o->pid, o->wait_s);
+    status = 1;
+  } else if (rc != BAL_OK) {
+    status = node_fail(o->registry, rc);
+  }
+  bal_node_manager_close(m);
+  if (rc != BAL_OK && rc != BAL_ETIMEDOUT) return status;
+  /* The mask is set (applied or not): say so, also after a timeout. */
+  static char list[BAL_NODE_MAX_CPUS * 6];
+  format(&o->mask, list, sizeof list);
+  if (o->json) {
+    json_writer j;
+    node_json_begin(&j, o);
+    json_int(&j, "pid", o->pid);
+    json_string(&j, "cpus", list);
+    json_double(&j, "wait_s", o->wait_s);
+    if (o->wait_s > 0) json_bool(&j, "applied", rc == BAL_OK);
+    else json_string(&j, "applied", NULL); /* not waited for: unknown */
+    json_object_end(&j);
+    json_finish(&j);
+  } else {
+    printf("pid %" PRId64 ": CPUs %s%s\n", o->pid, list,
+           o->wait_s == 0 ? "" : rc == BAL_OK ? " (applied)" : " (not applied yet)");
+  }
+  return status;
+}
+
+int node_remove(const node_opts *o) {
+  bal_node_manager *m;
+  int rc = node_open(o, &m);
+  if (rc) return rc;
+  rc = bal_node_manager_remove(m, o->pid);
+  bal_node_manager_close(m);
+  if (rc == BAL_ENOTFOUND) {
+    fprintf(stderr, "%s: PID: no process %" PRId64 " in registry '%s'\n", NODE_PROG, o->pid,
+            o->registry);
+    return 1;
+  }
+  if (rc != BAL_OK) return node_fail(o->registry, rc);
+  if (o->json) {
+    json_writer j;
+    node_json_begin(&j, o);
+    json_int(&j, "pid", o->pid);
+    json_object_end(&j);
+    json_finish(&j);
+  } else {
+    printf("removed pid %" PRId64 " (its CPUs are handed on)\n", o->pid);
+  }
+  return 0;
+}
