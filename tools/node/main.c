@@ -179,10 +179,12 @@ static bool positional(const char *arg, void *ctx) {
 
 /* What the arguments alone show: required values and positionals. */
 static int check(node_opts *o) {
-  if (!o->registry) o->registry = getenv(BAL_NODE_REGISTRY_ENV);
-  if (!o->registry || !*o->registry)
-    return cli_usage_error(NODE_PROG, "--registry is required (or set %s)",
-                           BAL_NODE_REGISTRY_ENV);
+  if (!o->registry) { /* a --registry given empty is a bad name, said when opening it */
+    o->registry = getenv(BAL_NODE_REGISTRY_ENV);
+    if (!o->registry || !*o->registry)
+      return cli_usage_error(NODE_PROG, "--registry is required (or set %s)",
+                             BAL_NODE_REGISTRY_ENV);
+  }
   if (!strcmp(o->command, "init")) {
     if (o->cpus_given == o->real)
       return cli_usage_error(NODE_PROG, o->real ? "init: --cpus and --real exclude each other"
