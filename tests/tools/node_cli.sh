@@ -6,9 +6,13 @@
 # environment, --cpus refusal and signal forwarding; bad input that must
 # change nothing. The registry is named after this shell's pid and destroyed
 # by that exact name on every exit; the runs it started are stopped by pid.
-# Usage: node_cli.sh PATH/TO/ballast-node   (exit 77: no jq)
+# With JOB (examples/node_job.c), also a job that attaches when run starts it
+# and follows its mask: it finds its admitted CPUs, and `set --wait` returns
+# once it has applied the new mask.
+# Usage: node_cli.sh PATH/TO/ballast-node [JOB]   (exit 77: no jq)
 set -u
 node=$1
+job=${2:-}
 if ! command -v jq >/dev/null; then
   echo "SKIP: needs jq"
   exit 77
@@ -196,6 +200,34 @@ stop "$A" # its sleep is no longer registered: run gives back nothing, exits 143
 stop "$B"
 expect_mask 3 "8-15" "C after B ended"
 stop "$C"
+
+# A job that attaches (the registry from run's environment) and polls.
+if [ -n "$job" ]; then
+  start A 1
+  "$node" run --job 2 -- "$job" 30 >"$tmp/job.out" &
+  J=$!
+  runners="$runners $J"
+  for _ in $(seq 100); do
+    list | jq -e '.processes[] | select(.job == 2) | .attached and .applied' >/dev/null && break
+    sleep 0.05
+  done
+  list | jq -e '.processes[] | select(.job == 2) | .attached and .applied and .cpus == "8-15"' \
+    >/dev/null || fail "the job did not attach to its admitted CPUs: $(list)"
+  pj=$(pid_of 2)
+  grep -qx "pid $pj: CPUs 8-15" "$tmp/job.out" || fail "the job saw: $(cat "$tmp/job.out")"
+  "$node" set "$pj" 8-11 --wait 5 --json >"$tmp/set.json" || fail "set --wait on a polling job"
+  jq -e '.applied == true and .wait_s == 5' "$tmp/set.json" >/dev/null ||
+    fail "set --wait --json: $(cat "$tmp/set.json")"
+  grep -qx "pid $pj: CPUs 8-11" "$tmp/job.out" || fail "the job did not print its new mask"
+  list | jq -e '.free == "12-15"' >/dev/null || fail "set freed 12-15: $(list)"
+  kill -TERM "$J" # passed on: the job detaches and exits 0, and so does run
+  wait "$J"
+  st=$?
+  [ $st = 0 ] || fail "run of a job stopped by SIGTERM exited $st, expected its 0"
+  runners=$(echo "$runners" | tr ' ' '\n' | grep -vx "$J" | tr '\n' ' ')
+  expect_mask 1 "0-11" "A got back what the job borrowed (12-15 stay free)"
+  stop "$A"
+fi
 
 # run: CMD's exit status, the registry in its environment, --json.
 "$node" run --json -- sh -c 'echo "$BALLAST_NODE_REGISTRY" >&2; exit 3' >"$tmp/run.json" 2>"$tmp/err"
