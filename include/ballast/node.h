@@ -76,9 +76,10 @@
  * #BAL_NODE_NAME_MAX bytes.
  *
  * ## Not built yet
- * The `for` pool integration (pools that follow the mask), the
- * `ballast node` command line, the malleable demo program, the OpenMP
- * helper and the benchmarks are planned, not part of this header yet.
+ * The `for` pool integration (pools that follow the mask), the malleable
+ * demo program, the OpenMP helper and the benchmarks are planned, not part
+ * of this header yet. The command line, `ballast node`, manages registries
+ * with the calls below (docs/node.md).
  */
 #ifndef BALLAST_NODE_H
 #define BALLAST_NODE_H

@@ -138,7 +138,9 @@ int node_destroy(const node_opts *o) {
     json_finish(&j);
   } else {
     printf("removed registry '%s'", o->registry);
-    if (procs > 0) printf(" (%d processes still registered keep their mapping)", procs);
+    if (procs > 0)
+      printf(" (%d process%s still registered: mapped until %s)", procs, procs == 1 ? "" : "es",
+             procs == 1 ? "it ends" : "they end");
     printf("\n");
   }
   return 0;
@@ -253,8 +255,9 @@ int node_list(const node_opts *o) {
     return 0;
   }
   format(&free_cpus, list, sizeof list);
-  printf("registry '%s': %" PRId64 " %s CPUs, %d processes, free: %s\n", o->registry, v.ncpus,
-         v.is_virtual ? "virtual" : "real", v.nprocs, list[0] ? list : "none");
+  printf("registry '%s': %" PRId64 " %s CPUs, %d process%s, free: %s\n", o->registry, v.ncpus,
+         v.is_virtual ? "virtual" : "real", v.nprocs, v.nprocs == 1 ? "" : "es",
+         list[0] ? list : "none");
   if (v.nprocs == 0) return 0;
   printf("%-8s %-8s %-6s %-9s %-8s %-16s %s\n", "PID", "JOB", "RANKS", "STATE", "APPLIED", "CPUS",
          "BORROWED");
