@@ -18,12 +18,15 @@ if ! command -v jq >/dev/null; then
   exit 77
 fi
 export BALLAST_NODE_REGISTRY="ballast-test-node-cli-$$"
+main_registry=$BALLAST_NODE_REGISTRY
+real_registry="ballast-test-node-cli-real-$$"
 tmp=$(mktemp -d)
 runners=""
 cleanup() {
   for p in $runners; do kill -TERM "$p" 2>/dev/null; done
   for p in $runners; do wait "$p" 2>/dev/null; done
-  "$node" destroy --registry "$BALLAST_NODE_REGISTRY" >/dev/null 2>&1
+  "$node" destroy --registry "$main_registry" >/dev/null 2>&1
+  "$node" destroy --registry "$real_registry" >/dev/null 2>&1
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -242,6 +245,29 @@ jq -e --arg r "$BALLAST_NODE_REGISTRY" '.command == "run" and .registry == $r an
 [ $? = 127 ] || fail "run of a missing program should exit 127"
 grep -q "cannot run" "$tmp/err" || fail "run of a missing program: $(cat "$tmp/err")"
 list | jq -e '.free == "0-15" and .processes == []' >/dev/null || fail "all free at the end: $(list)"
+
+# Real CPUs: run binds CMD to its CPUs before it starts, as taskset would
+# (checked when this shell may run on every CPU of the machine).
+export BALLAST_NODE_REGISTRY=$real_registry
+"$node" init --real --json >"$tmp/real.json" || fail "init --real"
+n=$(jq .node_cpus "$tmp/real.json")
+if [ "$n" -ge 2 ] && grep -Eq "^Cpus_allowed_list:\s*0-$((n - 1))$" /proc/self/status; then
+  start A 1
+  expect_mask 1 "0-$((n - 1))" "A alone on the real CPUs"
+  lo=$((n - n / 2)) # A keeps n - floor(n/2), the guest gets the rest
+  want="$lo-$((n - 1))"
+  [ "$lo" = $((n - 1)) ] && want=$lo
+  "$node" run --job 2 --json -- grep Cpus_allowed_list /proc/self/status >"$tmp/real.out"
+  got=$(head -1 "$tmp/real.out" | awk '{print $2}')
+  granted=$(tail -1 "$tmp/real.out" | jq -r .granted)
+  [ "$granted" = "$want" ] && [ "$got" = "$want" ] ||
+    fail "real CPUs: granted '$granted', CMD ran on '$got', expected '$want'"
+  stop "$A"
+else
+  echo "note: binding to real CPUs not checked (this shell may not run on every CPU)"
+fi
+"$node" destroy >/dev/null || fail "destroy the real-CPU registry"
+export BALLAST_NODE_REGISTRY=$main_registry
 
 "$node" destroy --json | jq -e '.command == "destroy" and .processes == 0' >/dev/null ||
   fail "destroy --json"

@@ -80,8 +80,8 @@ static int admit(bal_node_manager *m, const node_opts *o, pid_t pid, int64_t job
   int rc = bal_node_manager_admit(m, pid, job, o->ranks, o->next_to, o->n_next_to, granted);
   if (rc == BAL_EBUSY) {
     fprintf(stderr,
-            "%s: run: no CPU for CMD: the jobs next to it keep one CPU per rank and none is "
-            "free (or the registry is full); nothing started\n",
+            "%s: run: no CPU for CMD: none is free and no other job next to it has one to "
+            "lend (each keeps one per rank), or the registry is full; nothing started\n",
             NODE_PROG);
     return 1;
   }
