@@ -70,6 +70,8 @@ static bool parse_next_to(const char *value, void *dest, char *err, size_t errle
   }
 }
 
+#define MAX_FLAGS 16
+
 /* The one table. Filled per run because the destinations are in *o. */
 static size_t all_flags(node_opts *o, node_flag *t) {
   const node_flag flags[] = {
@@ -105,11 +107,10 @@ static size_t all_flags(node_opts *o, node_flag *t) {
                          "take CPUs from these jobs only (repeatable; default:\n"
                          "every job on the node)")},
   };
-  size_t n = sizeof flags / sizeof flags[0];
-  if (t) memcpy(t, flags, sizeof flags);
-  return n;
+  _Static_assert(sizeof flags / sizeof flags[0] <= MAX_FLAGS, "raise MAX_FLAGS");
+  memcpy(t, flags, sizeof flags);
+  return sizeof flags / sizeof flags[0];
 }
-#define MAX_FLAGS 16
 
 /* --help and --version without a subcommand: every subcommand, and every
  * flag under the subcommands that take it. */
