@@ -246,6 +246,29 @@ jq -e --arg r "$BALLAST_NODE_REGISTRY" '.command == "run" and .registry == $r an
 grep -q "cannot run" "$tmp/err" || fail "run of a missing program: $(cat "$tmp/err")"
 list | jq -e '.free == "0-15" and .processes == []' >/dev/null || fail "all free at the end: $(list)"
 
+# SIGTERM at any moment of run (before its handlers, during admission, at
+# the gate, while CMD runs) leaves no CMD running and no CPU taken. In a
+# subshell without the EXIT trap: a signal that lands before bash's forked
+# child has exec'd the program would run the trap there.
+(
+  trap - EXIT
+  for i in $(seq 12); do
+    "$node" run -- sh -c 'echo $$ >>"$0"; exec sleep 60' "$tmp/cmds" &
+    p=$!
+    [ $((i % 3)) = 0 ] && sleep "0.0$i"
+    kill -TERM "$p"
+    wait "$p"
+    st=$?
+    [ $st = 143 ] || echo "run stopped by SIGTERM at once exited $st"
+  done
+) >"$tmp/term.out"
+[ -s "$tmp/term.out" ] && fail "$(cat "$tmp/term.out")"
+sleep 0.2
+for c in $(cat "$tmp/cmds" 2>/dev/null); do
+  kill -0 "$c" 2>/dev/null && fail "CMD $c outlived its run" && kill "$c"
+done
+list | jq -e '.free == "0-15" and .processes == []' >/dev/null || fail "after SIGTERMs: $(list)"
+
 # Real CPUs: run binds CMD to its CPUs before it starts, as taskset would
 # (checked when this shell may run on every CPU of the machine).
 export BALLAST_NODE_REGISTRY=$real_registry

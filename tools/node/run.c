@@ -196,10 +196,19 @@ int node_run(const node_opts *o) {
   bal_node_mask_zero(&granted);
   rc = admit(m, o, pid, job, &granted);
   if (!rc) rc = bind(m, pid, &granted);
+  /* From here until child_pid is set, a signal stays pending: either it
+   * came before (undo, run nothing) or it is forwarded once the gate may
+   * open (to the child, still at the gate or already CMD). */
+  sigset_t block, saved;
+  sigemptyset(&block);
+  for (size_t k = 0; k < NFORWARDED; k++) sigaddset(&block, forwarded[k]);
+  sigprocmask(SIG_BLOCK, &block, &saved);
   if (!rc && got_signal) { /* stopped before CMD ran: undo, run nothing */
     bal_node_manager_remove(m, pid);
     rc = 128 + got_signal;
   }
+  if (!rc) child_pid = pid;
+  sigprocmask(SIG_SETMASK, &saved, NULL);
   if (rc) {
     close(gate[1]);
     reap(pid);
@@ -210,7 +219,6 @@ int node_run(const node_opts *o) {
     }
     return rc;
   }
-  child_pid = pid;
   if (isatty(STDERR_FILENO)) {
     char list[BAL_NODE_MAX_CPUS * 6];
     bal_node_mask_format(&granted, list, sizeof list);
