@@ -20,6 +20,7 @@ fi
 export BALLAST_NODE_REGISTRY="ballast-test-node-cli-$$"
 main_registry=$BALLAST_NODE_REGISTRY
 real_registry="ballast-test-node-cli-real-$$"
+group_registry="ballast-test-node-cli-group-$$"
 tmp=$(mktemp -d)
 runners=""
 cleanup() {
@@ -27,6 +28,7 @@ cleanup() {
   for p in $runners; do wait "$p" 2>/dev/null; done
   "$node" destroy --registry "$main_registry" >/dev/null 2>&1
   "$node" destroy --registry "$real_registry" >/dev/null 2>&1
+  "$node" destroy --registry "$group_registry" >/dev/null 2>&1
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -291,6 +293,19 @@ else
 fi
 "$node" destroy >/dev/null || fail "destroy the real-CPU registry"
 export BALLAST_NODE_REGISTRY=$main_registry
+
+# --group: mode 0660 with the group (this user's own group: always allowed).
+g=$(id -gn)
+"$node" init --registry "$group_registry" --cpus 4 --group "$g" --sharing-factor 1 --json \
+  >"$tmp/group.json" || fail "init --group $g"
+jq -e --arg g "$g" '.group == $g and .sharing_factor == 1 and .node_cpus == 4' \
+  "$tmp/group.json" >/dev/null || fail "init --group --json: $(cat "$tmp/group.json")"
+if [ -e "/dev/shm/$group_registry" ]; then
+  [ "$(stat -c '%a %G' "/dev/shm/$group_registry")" = "660 $g" ] ||
+    fail "group registry: $(stat -c '%a %G' "/dev/shm/$group_registry")"
+  [ "$(stat -c '%a' "/dev/shm/$main_registry")" = 600 ] || fail "registry not 0600"
+fi
+"$node" destroy --registry "$group_registry" >/dev/null || fail "destroy the group registry"
 
 "$node" destroy --json | jq -e '.command == "destroy" and .processes == 0' >/dev/null ||
   fail "destroy --json"
