@@ -216,12 +216,12 @@ contains
     s = bal_c_string(c_version())
   end function bal_version
 
-  !> Install the process-wide log callback, or remove it when fn is not
-  !> associated (pass null()). max_level: messages above it are not
+  !> Install the process-wide log callback, or remove it when fn is absent
+  !> or a procedure pointer that is not associated. max_level: messages above it are not
   !> formatted (default BAL_LOG_WARN); user: passed to fn (default null).
   !> @return BAL_OK; BAL_EINVAL if max_level is not a BAL_LOG_* value.
   function bal_log_set_callback(fn, max_level, user) result(rc)
-    procedure(bal_log_fn), pointer, intent(in) :: fn
+    procedure(bal_log_fn), optional :: fn
     integer(c_int), intent(in), optional :: max_level
     type(c_ptr), intent(in), optional :: user
     integer(c_int) :: rc
@@ -233,7 +233,7 @@ contains
     u = c_null_ptr
     if (present(user)) u = user
     f = c_null_funptr
-    if (associated(fn)) f = c_funloc(fn)
+    if (present(fn)) f = c_funloc(fn)
     rc = c_log_set_callback(f, level, u)
   end function bal_log_set_callback
 
@@ -273,19 +273,20 @@ contains
   !> exactly once. arg (default null) reaches body unchanged; grain
   !> (default 0 = automatic) is the smallest piece a worker takes.
   !> @return BAL_OK (also for an empty range); BAL_EINVAL with nothing run
-  !> if the pool is null, body is not associated, begin > end, grain < 0
+  !> if the pool is null, body is absent or a procedure pointer that is not
+  !> associated (Fortran 2008 passes it as absent), begin > end, grain < 0
   !> or end - begin overflows.
   !> Callable from inside a body (the range then runs serially).
   recursive function bal_for(pool, begin, end, body, arg, grain) result(rc)
     type(bal_pool), intent(in) :: pool
     integer(c_int64_t), intent(in) :: begin, end
-    procedure(bal_for_body), pointer, intent(in) :: body
+    procedure(bal_for_body), optional :: body
     type(c_ptr), intent(in), optional :: arg
     integer(c_int64_t), intent(in), optional :: grain
     integer(c_int) :: rc
     type(c_ptr) :: a
     integer(c_int64_t) :: g
-    if (.not. associated(body)) then
+    if (.not. present(body)) then
       rc = BAL_EINVAL
       return
     end if

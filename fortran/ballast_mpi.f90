@@ -473,17 +473,17 @@ contains
 
   !> Run every rank's tasks with fn and gather each result at its owner
   !> (collective). max_out: largest result in bytes; arg (default null)
-  !> reaches fn. @return BAL_OK; BAL_EINVAL (null balancer, fn not
-  !> associated, max_out too large); BAL_EBUSY from inside a task;
+  !> reaches fn. @return BAL_OK; BAL_EINVAL (null balancer, fn absent or
+  !> not associated, max_out too large); BAL_EBUSY from inside a task;
   !> BAL_ENOMEM, BAL_ESYS, BAL_EMPI.
   function bal_steal_run(s, fn, max_out, arg) result(rc)
     type(bal_steal), intent(in) :: s
-    procedure(bal_steal_fn), pointer, intent(in) :: fn
+    procedure(bal_steal_fn), optional :: fn
     integer(c_size_t), intent(in) :: max_out
     type(c_ptr), intent(in), optional :: arg
     integer(c_int) :: rc
     type(c_ptr) :: a
-    if (.not. associated(fn)) then
+    if (.not. present(fn)) then
       rc = BAL_EINVAL
       return
     end if
@@ -686,16 +686,16 @@ contains
   end function bal_rebalance_grain_time
 
   !> Smallest wall time of reps calls of fn(arg) (arg default null).
-  !> @return BAL_OK; BAL_EINVAL (fn not associated, reps < 1).
+  !> @return BAL_OK; BAL_EINVAL (fn absent or not associated, reps < 1).
   function bal_rebalance_time_min(fn, reps, min_s, arg) result(rc)
-    procedure(bal_rebalance_work_fn), pointer, intent(in) :: fn
+    procedure(bal_rebalance_work_fn), optional :: fn
     integer(c_int), intent(in) :: reps
     real(c_double), intent(inout) :: min_s
     type(c_ptr), intent(in), optional :: arg
     integer(c_int) :: rc
     type(c_ptr) :: a
     real(c_double) :: t
-    if (.not. associated(fn)) then
+    if (.not. present(fn)) then
       rc = BAL_EINVAL
       return
     end if

@@ -1,0 +1,202 @@
+!> Module `ballast` from Fortran: every bound function with its documented
+!> results, error codes on bad arguments included, and the layout of
+!> bal_for_stats against C.
+module test_ballast_bodies
+  use, intrinsic :: iso_c_binding
+  use ballast
+  implicit none
+  integer, save :: log_messages = 0
+  integer(c_int), save :: log_level = -1
+  character(len=16), save :: log_module = ''
+contains
+  !> Counts each index of [lo, hi) in the array arg points to (0-based
+  !> index i is element i + 1), and records the worker that ran it.
+  recursive subroutine count_body(lo, hi, arg) bind(c)
+    integer(c_int64_t), value :: lo, hi
+    type(c_ptr), value :: arg
+    integer(c_int), pointer :: seen(:)
+    integer(c_int64_t) :: i
+    call c_f_pointer(arg, seen, [20000])
+    do i = lo, hi - 1
+      seen(i + 1) = seen(i + 1) + 1
+      seen(i + 10001) = bal_worker_id()
+    end do
+  end subroutine count_body
+
+  !> Records the messages; here they come from bal_pool_create on the
+  !> test's own thread, so no lock is needed.
+  recursive subroutine log_counter(level, module, msg, user) bind(c)
+    integer(c_int), value :: level
+    type(c_ptr), value :: module, msg, user
+    log_messages = log_messages + 1
+    log_level = level
+    log_module = bal_c_string(module)
+    if (len(bal_c_string(msg)) == 0) log_messages = -1000
+    if (c_associated(user)) continue
+  end subroutine log_counter
+end module test_ballast_bodies
+
+program test_ballast
+  use, intrinsic :: iso_c_binding
+  use ballast
+  use fcheck
+  use test_ballast_bodies
+  implicit none
+
+  interface
+    function setenv(name, value, overwrite) bind(c, name='setenv') result(rc)
+      import :: c_char, c_int
+      character(kind=c_char), intent(in) :: name(*), value(*)
+      integer(c_int), value :: overwrite
+      integer(c_int) :: rc
+    end function setenv
+    function unsetenv(name) bind(c, name='unsetenv') result(rc)
+      import :: c_char, c_int
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int) :: rc
+    end function unsetenv
+  end interface
+
+  call test_errors()
+  call test_version()
+  call test_log()
+  call test_pool()
+  call test_for()
+  call test_layout()
+  call finish('test_ballast')
+
+contains
+
+  !> The named parameters are the C codes: every code C names is one of
+  !> them, with the same value, and no parameter is unknown to C.
+  subroutine test_errors()
+    character(len=16), parameter :: names(14) = [character(len=16) :: 'BAL_OK', 'BAL_EINVAL', &
+      'BAL_ENOMEM', 'BAL_EIO', 'BAL_EFORMAT', 'BAL_ENOTSUP', 'BAL_ESYS', 'BAL_ERANGE', &
+      'BAL_EMPI', 'BAL_EBUSY', 'BAL_ECALLBACK', 'BAL_ENOTFOUND', 'BAL_EPERM', 'BAL_ETIMEDOUT']
+    integer(c_int), parameter :: codes(14) = [BAL_OK, BAL_EINVAL, BAL_ENOMEM, BAL_EIO, &
+      BAL_EFORMAT, BAL_ENOTSUP, BAL_ESYS, BAL_ERANGE, BAL_EMPI, BAL_EBUSY, BAL_ECALLBACK, &
+      BAL_ENOTFOUND, BAL_EPERM, BAL_ETIMEDOUT]
+    integer(c_int) :: code
+    integer :: i, known
+    do i = 1, size(codes)
+      call check(bal_err_name(codes(i)) == trim(names(i)), &
+        trim(names(i)) // ' is ' // bal_err_name(codes(i)) // ' in C')
+      call check(bal_strerror(codes(i)) /= 'unknown error', trim(names(i)) // ' has a text')
+    end do
+    known = 0
+    do code = 10, -200, -1
+      if (bal_err_name(code) == 'BAL_EUNKNOWN') cycle
+      known = known + 1
+      call check(any(codes == code), 'C code ' // bal_err_name(code) // ' has no Fortran parameter')
+    end do
+    call check(known == size(codes), 'C and Fortran know as many status codes')
+    call check(bal_strerror(12345_c_int) == 'unknown error', 'strerror of an unknown code')
+    call check(bal_err_name(12345_c_int) == 'BAL_EUNKNOWN', 'err_name of an unknown code')
+  end subroutine test_errors
+
+  subroutine test_version()
+    character(len=32) :: expect
+    write (expect, '(i0, ".", i0, ".", i0)') BALLAST_VERSION_MAJOR, BALLAST_VERSION_MINOR, &
+      BALLAST_VERSION_PATCH
+    call check(bal_version() == BALLAST_VERSION_STRING, 'linked library is ' // bal_version())
+    call check(trim(expect) == BALLAST_VERSION_STRING, 'version parameters agree')
+    call check(BALLAST_VERSION_NUMBER == BALLAST_VERSION_MAJOR * 10000 + &
+      BALLAST_VERSION_MINOR * 100 + BALLAST_VERSION_PATCH, 'version number')
+  end subroutine test_version
+
+  !> A bad BALLAST_NUM_THREADS is an error the `for` module logs.
+  subroutine test_log()
+    procedure(bal_log_fn), pointer :: none
+    type(bal_pool) :: pool
+    none => null()
+    call check(bal_log_set_callback(log_counter, 7_c_int) == BAL_EINVAL, 'log level 7 refused')
+    call check(bal_log_set_callback(log_counter, BAL_LOG_DEBUG) == BAL_OK, 'log callback set')
+    call check(setenv('BALLAST_NUM_THREADS' // c_null_char, 'abc' // c_null_char, 1_c_int) == 0, &
+      'setenv')
+    call check(bal_pool_create(pool) == BAL_EINVAL, 'BALLAST_NUM_THREADS=abc refused')
+    call check(.not. c_associated(pool%ptr), 'pool untouched on error')
+    call check(log_messages == 1, 'one message logged')
+    call check(log_level == BAL_LOG_ERROR, 'at level ERROR')
+    call check(log_module == 'for', 'by module for')
+    call check(bal_log_set_callback(none) == BAL_OK, 'log callback removed')
+    call check(bal_pool_create(pool) == BAL_EINVAL, 'still refused')
+    call check(log_messages == 1, 'nothing logged once removed')
+    call check(unsetenv('BALLAST_NUM_THREADS' // c_null_char) == 0, 'unsetenv')
+    call check(bal_log_set_callback(bal_log_stderr, BAL_LOG_ERROR) == BAL_OK, 'bal_log_stderr')
+    call check(bal_log_set_callback(none) == BAL_OK, 'silent again')
+  end subroutine test_log
+
+  subroutine test_pool()
+    type(bal_pool) :: pool, null_pool
+    call check(bal_pool_create(pool, -1_c_int) == BAL_EINVAL, 'nthreads -1 refused')
+    call check(bal_pool_create(pool, BAL_POOL_MAX_THREADS + 1_c_int) == BAL_EINVAL, &
+      'nthreads above the limit refused')
+    call check(.not. c_associated(pool%ptr), 'untouched')
+    call check(bal_pool_size(null_pool) == BAL_EINVAL, 'size of a null pool')
+    call check(bal_pool_create(pool, 3_c_int) == BAL_OK, 'pool of 3')
+    call check(bal_pool_size(pool) == 3, 'size 3')
+    call bal_pool_destroy(pool)
+    call check(.not. c_associated(pool%ptr), 'destroy nulls the handle')
+    call bal_pool_destroy(pool) ! a null pool is ignored
+    call check(bal_pool_create(pool) == BAL_OK, 'pool of the default size')
+    call check(bal_pool_size(pool) >= 1, 'default size >= 1')
+    call bal_pool_destroy(pool)
+  end subroutine test_pool
+
+  subroutine test_for()
+    type(bal_pool) :: pool, null_pool
+    type(bal_for_stats) :: st
+    integer(c_int), target :: seen(20000)
+    procedure(bal_for_body), pointer :: none
+    integer :: w
+    none => null()
+    call check(bal_pool_create(pool, 3_c_int) == BAL_OK, 'pool of 3')
+    call check(bal_for_last_stats(pool, st) == BAL_ENOTSUP, 'no stats before a loop')
+    seen = 0
+    call check(bal_for(pool, 0_c_int64_t, 10000_c_int64_t, count_body, c_loc(seen)) == BAL_OK, &
+      'bal_for, automatic grain')
+    call check(all(seen(1:10000) == 1), 'every index exactly once')
+    call check(all(seen(10001:20000) >= 0 .and. seen(10001:20000) < 3), 'worker ids in range')
+    call check(bal_worker_id() == -1, 'worker id -1 outside a body')
+    seen = 0
+    call check(bal_for(pool, 100_c_int64_t, 9000_c_int64_t, count_body, c_loc(seen), &
+      grain=7_c_int64_t) == BAL_OK, 'bal_for, grain 7')
+    call check(all(seen(101:9000) == 1) .and. all(seen(1:100) == 0) .and. &
+      all(seen(9001:10000) == 0), 'exactly [100, 9000)')
+    call check(bal_for_last_stats(pool, st) == BAL_OK, 'stats, all workers')
+    call check(st%items == 8900, 'stats count every index')
+    call check(st%chunks >= 1 .and. st%wall_seconds >= 0, 'stats plausible')
+    do w = 0, 2
+      call check(bal_for_last_stats(pool, st, int(w, c_int)) == BAL_OK, 'stats of a worker')
+    end do
+    call check(bal_for_last_stats(pool, st, 3_c_int) == BAL_EINVAL, 'worker 3 of 3 refused')
+    call check(bal_for_last_stats(null_pool, st) == BAL_EINVAL, 'stats of a null pool')
+    seen = 0
+    call check(bal_for(pool, 0_c_int64_t, 10_c_int64_t, count_body, c_loc(seen), &
+      grain=-1_c_int64_t) == BAL_EINVAL, 'negative grain refused')
+    call check(bal_for(pool, 0_c_int64_t, 10_c_int64_t, none, c_loc(seen)) == BAL_EINVAL, &
+      'body not associated refused')
+    call check(bal_for(pool, 10_c_int64_t, 0_c_int64_t, count_body, c_loc(seen)) == BAL_EINVAL, &
+      'begin > end refused')
+    call check(bal_for(null_pool, 0_c_int64_t, 10_c_int64_t, count_body, c_loc(seen)) == &
+      BAL_EINVAL, 'null pool refused')
+    call check(bal_for(pool, -huge(0_c_int64_t), huge(0_c_int64_t), count_body, c_loc(seen)) == &
+      BAL_EINVAL, 'overflowing range refused')
+    call check(bal_for(pool, 5_c_int64_t, 5_c_int64_t, count_body, c_loc(seen)) == BAL_OK, &
+      'empty range')
+    call check(all(seen == 0), 'nothing ran on errors and empty ranges')
+    call bal_pool_destroy(pool)
+  end subroutine test_for
+
+  subroutine test_layout()
+    type(bal_for_stats), target :: s
+    integer(c_int64_t) :: got(7), base
+    base = addr(c_loc(s))
+    got = [int(c_sizeof(s), c_int64_t), addr(c_loc(s%items)) - base, &
+      addr(c_loc(s%chunks)) - base, addr(c_loc(s%steals_attempted)) - base, &
+      addr(c_loc(s%steals_won)) - base, addr(c_loc(s%busy_seconds)) - base, &
+      addr(c_loc(s%wall_seconds)) - base]
+    call check_layout(0_c_int, 'bal_for_stats', got, size(got))
+  end subroutine test_layout
+
+end program test_ballast
