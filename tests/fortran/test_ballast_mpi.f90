@@ -270,12 +270,17 @@ contains
     end do
     call check(bal_rebalance_step(rb, 1.0e-3_c_double * size(items), &
       int(size(items), c_int64_t)) == BAL_OK, 'step with an item count')
-    call check(bal_rebalance_step(rb) == BAL_OK, 'step, measured time, all items')
     call MPI_Allreduce(MPI_IN_PLACE, total_moved, 1, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD)
     if (nranks > 1) call check(total_moved > 0, 'items moved')
     n = size(items)
     call MPI_Allgather(n, 1, MPI_INTEGER8, counts, 1, MPI_INTEGER8, MPI_COMM_WORLD)
     call check(maxval(counts(1:nranks)) - minval(counts(1:nranks)) <= 1, 'counts even')
+    ! Measured times differ from rank to rank: items may move anywhere, but
+    ! none is lost or reordered.
+    call check(bal_rebalance_step(rb) == BAL_OK, 'step, measured time, all items')
+    n = size(items)
+    call MPI_Allgather(n, 1, MPI_INTEGER8, counts, 1, MPI_INTEGER8, MPI_COMM_WORLD)
+    call check(sum(counts(1:nranks)) == 10 + 4 * nranks, 'no item lost')
     call MPI_Exscan(n, first, 1, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD)
     if (rank == 0) first = 0
     call check(all(items == [(first + i, i = 0, n - 1)]), 'global order kept, nothing lost')
