@@ -254,5 +254,6 @@ program heat_rows
     write (*, '("checksum ", i0, " (", es24.16, ")")') transfer(checksum, 0_c_int64_t), checksum
   end if
   if (balance) call bal_rebalance_destroy(rb)
+  deallocate(u, unew, row_sums, all_sums, counts, displs)
   call MPI_Finalize()
 end program heat_rows
