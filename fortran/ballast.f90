@@ -1,6 +1,7 @@
 !> @file fortran/ballast.f90
 !> Fortran 2008 binding of Ballast's API that needs no MPI: status codes,
-!> version, log callback and the `for` module (pool and balanced loop).
+!> version, log callback, the `for` module (pool and balanced loop) and the
+!> process side of `node` (registry, attach, poll, detach; CPU masks).
 !> The MPI modules (steal, rebalance) are in module ballast_mpi.
 !>
 !> Conventions, as in C (docs/CONVENTIONS.md): every fallible function
@@ -59,6 +60,40 @@ module ballast
     real(c_double) :: busy_seconds = 0
     real(c_double) :: wall_seconds = 0
   end type bal_for_stats
+
+  ! Limits of the node module (ballast/node.h).
+  integer(c_int), parameter, public :: BAL_NODE_MAX_CPUS = 1024
+  integer(c_int), parameter, public :: BAL_NODE_MAX_PROCS = 256
+  integer(c_int), parameter, public :: BAL_NODE_NAME_MAX = 200
+
+  !> A set of CPU ids 0 .. BAL_NODE_MAX_CPUS - 1 (struct bal_node_mask): a
+  !> plain value; use the bal_node_mask_* functions rather than the bits.
+  type, bind(c), public :: bal_node_mask
+    integer(c_int64_t) :: bits(BAL_NODE_MAX_CPUS / 64) = 0 ! uint64_t in C
+  end type bal_node_mask
+
+  !> struct bal_node_registry_config (ballast/node.h); the name and group
+  !> are passed as strings to bal_node_registry_create instead.
+  type, bind(c), public :: bal_node_registry_config
+    type(c_ptr) :: name = c_null_ptr
+    integer(c_int64_t) :: virtual_cpus = 0
+    real(c_double) :: sharing_factor = 0
+    type(c_ptr) :: group = c_null_ptr
+  end type bal_node_registry_config
+
+  !> struct bal_node_attach_config (ballast/node.h); the registry name and
+  !> the CPUs are passed to bal_node_attach instead of the pointers.
+  type, bind(c), public :: bal_node_attach_config
+    type(c_ptr) :: registry = c_null_ptr
+    integer(c_int64_t) :: job = 0
+    integer(c_int64_t) :: ranks = 0
+    type(c_ptr) :: cpus = c_null_ptr
+  end type bal_node_attach_config
+
+  !> A process attached to a node registry (opaque; null until attached).
+  type, public :: bal_node_proc
+    type(c_ptr) :: ptr = c_null_ptr
+  end type bal_node_proc
 
   abstract interface
     !> Loop body: process every index of [lo, hi) (never empty). Runs
@@ -155,11 +190,92 @@ module ballast
       type(bal_for_stats) :: out
       integer(c_int) :: rc
     end function c_for_last_stats
+    subroutine c_node_mask_zero(m) bind(c, name='bal_node_mask_zero')
+      import :: bal_node_mask
+      type(bal_node_mask) :: m
+    end subroutine c_node_mask_zero
+    function c_node_mask_add(m, first, last) bind(c, name='bal_node_mask_add') result(rc)
+      import :: bal_node_mask, c_int64_t, c_int
+      type(bal_node_mask) :: m
+      integer(c_int64_t), value :: first, last
+      integer(c_int) :: rc
+    end function c_node_mask_add
+    pure function c_node_mask_has(m, cpu) bind(c, name='bal_node_mask_has') result(b)
+      import :: bal_node_mask, c_int64_t, c_bool
+      type(bal_node_mask), intent(in) :: m
+      integer(c_int64_t), value :: cpu
+      logical(c_bool) :: b
+    end function c_node_mask_has
+    pure function c_node_mask_count(m) bind(c, name='bal_node_mask_count') result(n)
+      import :: bal_node_mask, c_int64_t
+      type(bal_node_mask), intent(in) :: m
+      integer(c_int64_t) :: n
+    end function c_node_mask_count
+    pure function c_node_mask_equal(a, b) bind(c, name='bal_node_mask_equal') result(e)
+      import :: bal_node_mask, c_bool
+      type(bal_node_mask), intent(in) :: a, b
+      logical(c_bool) :: e
+    end function c_node_mask_equal
+    function c_node_mask_parse(list, out) bind(c, name='bal_node_mask_parse') result(rc)
+      import :: c_char, bal_node_mask, c_int
+      character(kind=c_char), intent(in) :: list(*)
+      type(bal_node_mask) :: out
+      integer(c_int) :: rc
+    end function c_node_mask_parse
+    function c_node_mask_format(m, buf, size) bind(c, name='bal_node_mask_format') result(n)
+      import :: bal_node_mask, c_char, c_size_t, c_int
+      type(bal_node_mask), intent(in) :: m
+      character(kind=c_char) :: buf(*)
+      integer(c_size_t), value :: size
+      integer(c_int) :: n
+    end function c_node_mask_format
+    function c_node_registry_config_init(cfg) bind(c, name='bal_node_registry_config_init') result(rc)
+      import :: bal_node_registry_config, c_int
+      type(bal_node_registry_config) :: cfg
+      integer(c_int) :: rc
+    end function c_node_registry_config_init
+    function c_node_registry_create(cfg) bind(c, name='bal_node_registry_create') result(rc)
+      import :: bal_node_registry_config, c_int
+      type(bal_node_registry_config), intent(in) :: cfg
+      integer(c_int) :: rc
+    end function c_node_registry_create
+    function c_node_registry_destroy(name) bind(c, name='bal_node_registry_destroy') result(rc)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: name
+      integer(c_int) :: rc
+    end function c_node_registry_destroy
+    function c_node_attach_config_init(cfg) bind(c, name='bal_node_attach_config_init') result(rc)
+      import :: bal_node_attach_config, c_int
+      type(bal_node_attach_config) :: cfg
+      integer(c_int) :: rc
+    end function c_node_attach_config_init
+    function c_node_attach(cfg, out) bind(c, name='bal_node_attach') result(rc)
+      import :: bal_node_attach_config, c_ptr, c_int
+      type(bal_node_attach_config), intent(in) :: cfg
+      type(c_ptr) :: out
+      integer(c_int) :: rc
+    end function c_node_attach
+    function c_node_poll(p, mask, changed) bind(c, name='bal_node_poll') result(rc)
+      import :: c_ptr, bal_node_mask, c_bool, c_int
+      type(c_ptr), value :: p
+      type(bal_node_mask) :: mask
+      logical(c_bool) :: changed
+      integer(c_int) :: rc
+    end function c_node_poll
+    function c_node_detach(p) bind(c, name='bal_node_detach') result(rc)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: p
+      integer(c_int) :: rc
+    end function c_node_detach
   end interface
 
   public :: bal_c_string, bal_to_c_string
   public :: bal_strerror, bal_err_name, bal_version, bal_log_set_callback
   public :: bal_pool_create, bal_pool_destroy, bal_pool_size, bal_for, bal_for_last_stats
+  public :: bal_node_mask_zero, bal_node_mask_add, bal_node_mask_has, bal_node_mask_count, &
+    bal_node_mask_equal, bal_node_mask_parse, bal_node_mask_format, &
+    bal_node_registry_config_init, bal_node_registry_create, bal_node_registry_destroy, &
+    bal_node_attach_config_init, bal_node_attach, bal_node_poll, bal_node_detach
 
 contains
 
@@ -313,5 +429,187 @@ contains
     rc = c_for_last_stats(pool%ptr, w, tmp)
     if (rc == BAL_OK) stats = tmp
   end function bal_for_last_stats
+
+  ! ----------------------------------------------------------------- node
+
+  !> Empty m.
+  subroutine bal_node_mask_zero(m)
+    type(bal_node_mask), intent(inout) :: m
+    call c_node_mask_zero(m)
+  end subroutine bal_node_mask_zero
+
+  !> Add CPUs first .. last (inclusive) to m.
+  !> @return BAL_OK; BAL_EINVAL if first < 0, last < first or last >=
+  !> BAL_NODE_MAX_CPUS (m unchanged).
+  function bal_node_mask_add(m, first, last) result(rc)
+    type(bal_node_mask), intent(inout) :: m
+    integer(c_int64_t), intent(in) :: first, last
+    integer(c_int) :: rc
+    rc = c_node_mask_add(m, first, last)
+  end function bal_node_mask_add
+
+  !> Whether CPU cpu is in m (false for an id out of range).
+  pure function bal_node_mask_has(m, cpu) result(b)
+    type(bal_node_mask), intent(in) :: m
+    integer(c_int64_t), intent(in) :: cpu
+    logical :: b
+    b = c_node_mask_has(m, cpu)
+  end function bal_node_mask_has
+
+  !> Number of CPUs in m.
+  pure function bal_node_mask_count(m) result(n)
+    type(bal_node_mask), intent(in) :: m
+    integer(c_int64_t) :: n
+    n = c_node_mask_count(m)
+  end function bal_node_mask_count
+
+  !> Whether a and b hold the same CPUs.
+  pure function bal_node_mask_equal(a, b) result(e)
+    type(bal_node_mask), intent(in) :: a, b
+    logical :: e
+    e = c_node_mask_equal(a, b)
+  end function bal_node_mask_equal
+
+  !> Parse a CPU list such as '0-3,8,10-11' ('' is the empty mask).
+  !> @return BAL_OK; BAL_EINVAL if the list is malformed or an id is >=
+  !> BAL_NODE_MAX_CPUS (m unchanged).
+  function bal_node_mask_parse(list, m) result(rc)
+    character(len=*), intent(in) :: list
+    type(bal_node_mask), intent(inout) :: m
+    integer(c_int) :: rc
+    rc = c_node_mask_parse(bal_to_c_string(list), m)
+  end function bal_node_mask_parse
+
+  !> m as a CPU list in canonical form ('0-3,8,10-11'; '' when empty).
+  function bal_node_mask_format(m) result(list)
+    type(bal_node_mask), intent(in) :: m
+    character(len=:), allocatable :: list
+    ! Longest list: every other CPU, "0,2,...,1022" (under 4 KiB).
+    character(kind=c_char) :: buf(8192)
+    integer(c_int) :: n, i
+    n = c_node_mask_format(m, buf, int(size(buf), c_size_t))
+    allocate(character(len=max(n, 0)) :: list)
+    do i = 1, n
+      list(i:i) = buf(i)
+    end do
+  end function bal_node_mask_format
+
+  !> Fill cfg with the defaults of ballast/node.h (real CPUs, SF 0.5).
+  function bal_node_registry_config_init(cfg) result(rc)
+    type(bal_node_registry_config), intent(out) :: cfg
+    integer(c_int) :: rc
+    rc = c_node_registry_config_init(cfg)
+  end function bal_node_registry_config_init
+
+  !> Create an empty node registry. name: its POSIX shm name (absent:
+  !> $BALLAST_NODE_REGISTRY); cfg: CPUs and sharing factor (default: the
+  !> defaults); group: make it mode 0660 for that group.
+  !> @return BAL_OK; BAL_EINVAL; BAL_EBUSY (exists); BAL_ENOTFOUND (unknown
+  !> group); BAL_EPERM; BAL_ESYS, as bal_node_registry_create in C.
+  function bal_node_registry_create(name, cfg, group) result(rc)
+    character(len=*), intent(in), optional :: name
+    type(bal_node_registry_config), intent(in), optional :: cfg
+    character(len=*), intent(in), optional :: group
+    integer(c_int) :: rc
+    type(bal_node_registry_config) :: c
+    character(kind=c_char), allocatable, target :: n(:), g(:)
+    if (present(cfg)) then
+      c = cfg
+    else
+      rc = c_node_registry_config_init(c)
+    end if
+    if (present(name)) then
+      n = bal_to_c_string(name)
+      c%name = c_loc(n)
+    end if
+    if (present(group)) then
+      g = bal_to_c_string(group)
+      c%group = c_loc(g)
+    end if
+    rc = c_node_registry_create(c)
+  end function bal_node_registry_create
+
+  !> Remove a registry's name (absent: $BALLAST_NODE_REGISTRY).
+  !> @return BAL_OK; BAL_EINVAL; BAL_ENOTFOUND; BAL_EPERM; BAL_ESYS.
+  function bal_node_registry_destroy(name) result(rc)
+    character(len=*), intent(in), optional :: name
+    integer(c_int) :: rc
+    character(kind=c_char), allocatable, target :: n(:)
+    if (present(name)) then
+      n = bal_to_c_string(name)
+      rc = c_node_registry_destroy(c_loc(n))
+    else
+      rc = c_node_registry_destroy(c_null_ptr)
+    end if
+  end function bal_node_registry_destroy
+
+  !> Fill cfg with the defaults (job -1, 1 rank).
+  function bal_node_attach_config_init(cfg) result(rc)
+    type(bal_node_attach_config), intent(out) :: cfg
+    integer(c_int) :: rc
+    rc = c_node_attach_config_init(cfg)
+  end function bal_node_attach_config_init
+
+  !> Attach the calling process to a registry (absent: the environment's),
+  !> claiming cpus (absent: its free affinity CPUs), as job and ranks of
+  !> cfg (default: the defaults).
+  !> @return BAL_OK; BAL_EINVAL; BAL_ENOTFOUND; BAL_EPERM; BAL_EFORMAT;
+  !> BAL_EBUSY; BAL_ENOMEM; BAL_ESYS, as bal_node_attach in C.
+  function bal_node_attach(p, registry, cfg, cpus) result(rc)
+    type(bal_node_proc), intent(inout) :: p
+    character(len=*), intent(in), optional :: registry
+    type(bal_node_attach_config), intent(in), optional :: cfg
+    type(bal_node_mask), intent(in), optional :: cpus
+    integer(c_int) :: rc
+    type(bal_node_attach_config) :: c
+    type(bal_node_mask), target :: m
+    character(kind=c_char), allocatable, target :: r(:)
+    type(c_ptr) :: out
+    if (present(cfg)) then
+      c = cfg
+    else
+      rc = c_node_attach_config_init(c)
+    end if
+    if (present(registry)) then
+      r = bal_to_c_string(registry)
+      c%registry = c_loc(r)
+    end if
+    if (present(cpus)) then
+      m = cpus
+      c%cpus = c_loc(m)
+    end if
+    rc = c_node_attach(c, out)
+    if (rc == BAL_OK) p%ptr = out
+  end function bal_node_attach
+
+  !> A malleability point: mask (optional) receives this process's CPUs,
+  !> changed (optional) whether they changed since the last poll.
+  !> @return BAL_OK; BAL_EINVAL (null p); BAL_ENOTFOUND (removed);
+  !> BAL_EFORMAT; BAL_ESYS, as bal_node_poll in C.
+  function bal_node_poll(p, mask, changed) result(rc)
+    type(bal_node_proc), intent(in) :: p
+    type(bal_node_mask), intent(inout), optional :: mask
+    logical, intent(inout), optional :: changed
+    integer(c_int) :: rc
+    type(bal_node_mask) :: m
+    logical(c_bool) :: ch
+    ! Start from the caller's values, so that what C leaves untouched on
+    ! error stays as it was (and what it reports on error is passed on).
+    ch = .false.
+    if (present(changed)) ch = changed
+    if (present(mask)) m = mask
+    rc = c_node_poll(p%ptr, m, ch)
+    if (present(mask)) mask = m
+    if (present(changed)) changed = ch
+  end function bal_node_poll
+
+  !> Leave the registry; p becomes null. @return BAL_OK (also for a null
+  !> p); BAL_EFORMAT.
+  function bal_node_detach(p) result(rc)
+    type(bal_node_proc), intent(inout) :: p
+    integer(c_int) :: rc
+    rc = c_node_detach(p%ptr)
+    p%ptr = c_null_ptr
+  end function bal_node_detach
 
 end module ballast

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include <ballast/for.h>
+#include <ballast/node.h>
 #ifdef BAL_TEST_LAYOUT_MPI
 #include <ballast/rebalance.h>
 #include <ballast/steal.h>
@@ -16,7 +17,8 @@ int bal_test_layout(int which, int64_t *out, int cap);
 #define SIZE(T) (n < cap ? (void)(out[n++] = (int64_t)sizeof(T)) : (void)n++)
 #define OFF(T, f) (n < cap ? (void)(out[n++] = (int64_t)offsetof(T, f)) : (void)n++)
 
-/* which: 0 bal_for_stats; with MPI 1 bal_steal_config, 2 bal_steal_stats,
+/* which: 0 bal_for_stats, 6 bal_node_mask, 7 bal_node_registry_config,
+ * 8 bal_node_attach_config; with MPI 1 bal_steal_config, 2 bal_steal_stats,
  * 3 bal_rebalance_config, 4 bal_rebalance_callbacks, 5 bal_rebalance_stats.
  * Writes the size then every field's offset in declaration order; returns
  * how many values that is (more than cap: only cap written), -1 for an
@@ -32,6 +34,24 @@ int bal_test_layout(int which, int64_t *out, int cap) {
     OFF(bal_for_stats, steals_won);
     OFF(bal_for_stats, busy_seconds);
     OFF(bal_for_stats, wall_seconds);
+    return n;
+  case 6:
+    SIZE(bal_node_mask);
+    OFF(bal_node_mask, bits);
+    return n;
+  case 7:
+    SIZE(bal_node_registry_config);
+    OFF(bal_node_registry_config, name);
+    OFF(bal_node_registry_config, virtual_cpus);
+    OFF(bal_node_registry_config, sharing_factor);
+    OFF(bal_node_registry_config, group);
+    return n;
+  case 8:
+    SIZE(bal_node_attach_config);
+    OFF(bal_node_attach_config, registry);
+    OFF(bal_node_attach_config, job);
+    OFF(bal_node_attach_config, ranks);
+    OFF(bal_node_attach_config, cpus);
     return n;
 #ifdef BAL_TEST_LAYOUT_MPI
   case 1:

@@ -1,6 +1,6 @@
 !> Module `ballast` from Fortran: every bound function with its documented
-!> results, error codes on bad arguments included, and the layout of
-!> bal_for_stats against C.
+!> results, error codes on bad arguments included, and the layouts of
+!> bal_for_stats and of node's types against C.
 module test_ballast_bodies
   use, intrinsic :: iso_c_binding
   use ballast
@@ -50,6 +50,10 @@ program test_ballast
       integer(c_int), value :: overwrite
       integer(c_int) :: rc
     end function setenv
+    function getpid() bind(c, name='getpid') result(pid)
+      import :: c_int
+      integer(c_int) :: pid
+    end function getpid
     function unsetenv(name) bind(c, name='unsetenv') result(rc)
       import :: c_char, c_int
       character(kind=c_char), intent(in) :: name(*)
@@ -62,6 +66,8 @@ program test_ballast
   call test_log()
   call test_pool()
   call test_for()
+  call test_node_mask()
+  call test_node()
   call test_layout()
   call finish('test_ballast')
 
@@ -188,6 +194,67 @@ contains
     call bal_pool_destroy(pool)
   end subroutine test_for
 
+  subroutine test_node_mask()
+    type(bal_node_mask) :: m, m2
+    call check(bal_node_mask_count(m) == 0, 'a new mask is empty')
+    call check(bal_node_mask_add(m, 0_c_int64_t, 3_c_int64_t) == BAL_OK, 'add 0-3')
+    call check(bal_node_mask_add(m, 8_c_int64_t, 8_c_int64_t) == BAL_OK, 'add 8')
+    call check(bal_node_mask_add(m, 3_c_int64_t, 1_c_int64_t) == BAL_EINVAL, 'last < first')
+    call check(bal_node_mask_add(m, 0_c_int64_t, int(BAL_NODE_MAX_CPUS, c_int64_t)) == &
+      BAL_EINVAL, 'CPU past the limit')
+    call check(bal_node_mask_count(m) == 5, 'five CPUs')
+    call check(bal_node_mask_has(m, 8_c_int64_t) .and. .not. bal_node_mask_has(m, 7_c_int64_t), &
+      'has')
+    call check(.not. bal_node_mask_has(m, -1_c_int64_t), 'has(-1) is false')
+    call check(bal_node_mask_format(m) == '0-3,8', 'format: ' // bal_node_mask_format(m))
+    call check(bal_node_mask_parse('8,3,0-2', m2) == BAL_OK, 'parse')
+    call check(bal_node_mask_equal(m, m2), 'parse gives the same mask')
+    call check(bal_node_mask_parse('1-x', m2) == BAL_EINVAL, 'malformed list refused')
+    call check(bal_node_mask_equal(m, m2), 'mask untouched on error')
+    call check(bal_node_mask_parse('', m2) == BAL_OK .and. bal_node_mask_count(m2) == 0, &
+      'empty list')
+    call check(bal_node_mask_format(m2) == '', 'empty mask formats as ""')
+    call bal_node_mask_zero(m)
+    call check(bal_node_mask_count(m) == 0, 'zero')
+  end subroutine test_node_mask
+
+  !> A virtual registry of 4 CPUs named after this process: attach with
+  !> CPUs 1-2, poll (changed once), detach, destroy.
+  subroutine test_node()
+    type(bal_node_registry_config) :: rcfg
+    type(bal_node_attach_config) :: acfg
+    type(bal_node_proc) :: p, none
+    type(bal_node_mask) :: want, got
+    character(len=64) :: name
+    logical :: changed
+    write (name, '("/ballast-ftest-", i0)') getpid()
+    call check(bal_node_registry_config_init(rcfg) == BAL_OK, 'registry config init')
+    call check(rcfg%virtual_cpus == 0 .and. .not. c_associated(rcfg%name), 'registry defaults')
+    rcfg%virtual_cpus = 4
+    call check(bal_node_registry_create(trim(name), rcfg) == BAL_OK, 'registry created')
+    call check(bal_node_registry_create(trim(name), rcfg) == BAL_EBUSY, 'exists')
+    rcfg%sharing_factor = 2
+    call check(bal_node_registry_create(trim(name) // 'x', rcfg) == BAL_EINVAL, 'SF 2 refused')
+    call check(bal_node_attach_config_init(acfg) == BAL_OK, 'attach config init')
+    call check(acfg%job == -1 .and. acfg%ranks == 1, 'attach defaults')
+    acfg%ranks = 0
+    call check(bal_node_attach(p, trim(name), acfg) == BAL_EINVAL, '0 ranks refused')
+    call check(bal_node_attach(p, trim(name) // 'x') == BAL_ENOTFOUND, 'no such registry')
+    call check(.not. c_associated(p%ptr), 'handle untouched')
+    call check(bal_node_mask_parse('1-2', want) == BAL_OK, 'mask 1-2')
+    call check(bal_node_attach(p, trim(name), cpus=want) == BAL_OK, 'attached')
+    call check(bal_node_poll(p, got, changed) == BAL_OK, 'poll')
+    call check(changed .and. bal_node_mask_equal(got, want), 'first poll: changed, CPUs 1-2')
+    call check(bal_node_poll(p, got, changed) == BAL_OK, 'poll again')
+    call check(.not. changed .and. bal_node_mask_equal(got, want), 'then unchanged')
+    call check(bal_node_poll(none) == BAL_EINVAL, 'poll a null handle')
+    call check(bal_node_detach(p) == BAL_OK, 'detach')
+    call check(.not. c_associated(p%ptr), 'detach nulls the handle')
+    call check(bal_node_detach(p) == BAL_OK, 'detach a null handle')
+    call check(bal_node_registry_destroy(trim(name)) == BAL_OK, 'registry destroyed')
+    call check(bal_node_registry_destroy(trim(name)) == BAL_ENOTFOUND, 'destroyed already')
+  end subroutine test_node
+
   subroutine test_layout()
     type(bal_for_stats), target :: s
     integer(c_int64_t) :: got(7), base
@@ -197,6 +264,25 @@ contains
       addr(c_loc(s%steals_won)) - base, addr(c_loc(s%busy_seconds)) - base, &
       addr(c_loc(s%wall_seconds)) - base]
     call check_layout(0_c_int, 'bal_for_stats', got, size(got))
+    call node_layouts()
   end subroutine test_layout
+
+  subroutine node_layouts()
+    type(bal_node_mask), target :: m
+    type(bal_node_registry_config), target :: r
+    type(bal_node_attach_config), target :: a
+    integer(c_int64_t) :: b
+    b = addr(c_loc(m))
+    call check_layout(6_c_int, 'bal_node_mask', [int(c_sizeof(m), c_int64_t), &
+      addr(c_loc(m%bits)) - b], 2)
+    b = addr(c_loc(r))
+    call check_layout(7_c_int, 'bal_node_registry_config', [int(c_sizeof(r), c_int64_t), &
+      addr(c_loc(r%name)) - b, addr(c_loc(r%virtual_cpus)) - b, &
+      addr(c_loc(r%sharing_factor)) - b, addr(c_loc(r%group)) - b], 5)
+    b = addr(c_loc(a))
+    call check_layout(8_c_int, 'bal_node_attach_config', [int(c_sizeof(a), c_int64_t), &
+      addr(c_loc(a%registry)) - b, addr(c_loc(a%job)) - b, addr(c_loc(a%ranks)) - b, &
+      addr(c_loc(a%cpus)) - b], 5)
+  end subroutine node_layouts
 
 end program test_ballast
