@@ -10,7 +10,32 @@ module test_mpi_callbacks
   !> This rank's items for the rebalance test: global indices, in order.
   integer(c_int64_t), allocatable, save :: items(:)
   integer, save :: timed_calls = 0
+  integer, save :: pack_size_calls = 0, weights_calls = 0
 contains
+  function pack_size_items(end, skip, count, bytes, arg) bind(c) result(rc)
+    integer(c_int), value :: end
+    integer(c_int64_t), value :: skip, count
+    integer(c_size_t), intent(out) :: bytes
+    type(c_ptr), value :: arg
+    integer(c_int) :: rc
+    pack_size_calls = pack_size_calls + 1
+    bytes = 8 * count
+    rc = 0
+    if (c_associated(arg) .or. skip < 0 .or. (end /= BAL_REBALANCE_LOW .and. &
+      end /= BAL_REBALANCE_HIGH)) rc = 1
+  end function pack_size_items
+
+  !> Unit costs: the same cuts as counts, through the weights path.
+  function unit_weights(count, w, arg) bind(c) result(rc)
+    integer(c_int64_t), value :: count
+    real(c_double), intent(out) :: w(count)
+    type(c_ptr), value :: arg
+    integer(c_int) :: rc
+    weights_calls = weights_calls + 1
+    w = 1
+    rc = merge(0, 1, count == size(items) .and. .not. c_associated(arg))
+  end function unit_weights
+
   !> Task: the input is one int64 v; the result is 2v + 1, or the task
   !> fails with status 7 when v ends in 3.
   recursive function twice_plus_one(input, in_len, output, out_cap, out_len, arg) bind(c) result(rc)
@@ -290,6 +315,27 @@ contains
     call check(bal_rebalance_stats_get(bad, st) == BAL_EINVAL, 'stats of a null balancer')
     call bal_rebalance_destroy(rb)
     call check(.not. c_associated(rb%ptr), 'destroy nulls the handle')
+
+    ! The optional callbacks: pack_size and unit weights, with rank 0
+    ! taking twice as long per item, so that items leave it.
+    cb%pack_size = c_funloc(pack_size_items)
+    cb%weights = c_funloc(unit_weights)
+    call check(bal_rebalance_create(MPI_COMM_WORLD, cb, rb, cfg) == BAL_OK, 'create, weights')
+    do k = 1, 3
+      call check(bal_rebalance_step(rb, merge(2.0e-3_c_double, 1.0e-3_c_double, rank == 0) * &
+        size(items)) == BAL_OK, 'step, weights')
+    end do
+    call bal_rebalance_destroy(rb)
+    call check(weights_calls > 0, 'weights called')
+    k = pack_size_calls
+    call MPI_Allreduce(MPI_IN_PLACE, k, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
+    if (nranks > 1) call check(k > 0, 'pack_size called')
+    n = size(items)
+    call MPI_Allgather(n, 1, MPI_INTEGER8, counts, 1, MPI_INTEGER8, MPI_COMM_WORLD)
+    if (nranks > 1) call check(counts(1) < counts(2), 'items left the slow rank')
+    call MPI_Exscan(n, first, 1, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD)
+    if (rank == 0) first = 0
+    call check(all(items == [(first + i, i = 0, n - 1)]), 'order kept with weights')
   end subroutine test_rebalance
 
   subroutine test_grain()
