@@ -11,7 +11,36 @@ module test_mpi_callbacks
   integer(c_int64_t), allocatable, save :: items(:)
   integer, save :: timed_calls = 0
   integer, save :: pack_size_calls = 0, weights_calls = 0
+  !> The balancer of the POLL-mode run, for the task to poll, and what the
+  !> task and the trace callback saw (one thread in POLL mode: no race).
+  type(bal_steal), save :: polled
+  integer, save :: polls_ok = 0, polls_bad = 0, work_events = 0, bad_events = 0
 contains
+  recursive function polling_task(input, in_len, output, out_cap, out_len, arg) bind(c) result(rc)
+    type(c_ptr), value :: input
+    integer(c_size_t), value :: in_len
+    type(c_ptr), value :: output
+    integer(c_size_t), value :: out_cap
+    integer(c_size_t), intent(out) :: out_len
+    type(c_ptr), value :: arg
+    integer(c_int) :: rc
+    if (bal_steal_poll(polled) == BAL_OK) then
+      polls_ok = polls_ok + 1
+    else
+      polls_bad = polls_bad + 1
+    end if
+    rc = twice_plus_one(input, in_len, output, out_cap, out_len, arg)
+  end function polling_task
+
+  subroutine count_trace(arg, ev, t0, t1, peer) bind(c)
+    type(c_ptr), value :: arg
+    integer(c_int), value :: ev
+    real(c_double), value :: t0, t1
+    integer(c_int), value :: peer
+    if (ev == BAL_STEAL_EV_WORK) work_events = work_events + 1
+    if (t1 < t0 .or. t0 < 0 .or. peer < -1 .or. c_associated(arg)) bad_events = bad_events + 1
+  end subroutine count_trace
+
   function pack_size_items(end, skip, count, bytes, arg) bind(c) result(rc)
     integer(c_int), value :: end
     integer(c_int64_t), value :: skip, count
@@ -232,6 +261,23 @@ contains
     call check(bal_steal_stats_get(bad, st) == BAL_EINVAL, 'stats of a null balancer')
     call bal_steal_destroy(s)
     call check(.not. c_associated(s%ptr), 'destroy nulls the handle')
+
+    ! POLL progress: the task polls (BAL_OK inside a task); the trace
+    ! callback sees one WORK event per task run here.
+    call check(bal_steal_config_init(cfg) == BAL_OK, 'config init, poll')
+    cfg%progress = BAL_STEAL_PROGRESS_POLL
+    cfg%trace = c_funloc(count_trace)
+    call check(bal_steal_create(MPI_COMM_WORLD, polled, cfg) == BAL_OK, 'create, poll')
+    do i = 0, ntasks - 1
+      v = 1000 * rank + i
+      call check(bal_steal_add_task(polled, c_loc(v), 8_c_size_t) == BAL_OK, 'add, poll')
+    end do
+    call check(bal_steal_run(polled, polling_task, 8_c_size_t) == BAL_OK, 'run, poll')
+    call check(bal_steal_stats_get(polled, st) == BAL_OK, 'stats, poll')
+    call check(polls_bad == 0 .and. polls_ok == st%executed_own + st%executed_stolen, &
+      'bal_steal_poll is BAL_OK inside every task')
+    call check(work_events == polls_ok .and. bad_events == 0, 'one WORK event per task')
+    call bal_steal_destroy(polled)
   end subroutine test_steal
 
   subroutine test_rebalance()
