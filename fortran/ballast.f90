@@ -255,11 +255,13 @@ module ballast
       type(c_ptr) :: out
       integer(c_int) :: rc
     end function c_node_attach
+    ! changed is a C bool, declared as a byte so that bal_node_poll can
+    ! tell whether C wrote it (see there).
     function c_node_poll(p, mask, changed) bind(c, name='bal_node_poll') result(rc)
-      import :: c_ptr, bal_node_mask, c_bool, c_int
+      import :: c_ptr, bal_node_mask, c_signed_char, c_int
       type(c_ptr), value :: p
       type(bal_node_mask) :: mask
-      logical(c_bool) :: changed
+      integer(c_signed_char) :: changed
       integer(c_int) :: rc
     end function c_node_poll
     function c_node_detach(p) bind(c, name='bal_node_detach') result(rc)
@@ -592,15 +594,16 @@ contains
     logical, intent(inout), optional :: changed
     integer(c_int) :: rc
     type(bal_node_mask) :: m
-    logical(c_bool) :: ch
-    ! Start from the caller's values, so that what C leaves untouched on
-    ! error stays as it was (and what it reports on error is passed on).
-    ch = .false.
-    if (present(changed)) ch = changed
-    if (present(mask)) m = mask
+    integer(c_signed_char) :: ch
+    ! C writes the mask and `changed` together, on success and on some
+    ! errors (BAL_ENOTFOUND reports the empty mask), or neither: a value
+    ! C never stores in a bool tells which, and the caller's arguments
+    ! are set exactly when C would have set them.
+    ch = 2
     rc = c_node_poll(p%ptr, m, ch)
+    if (ch == 2) return
     if (present(mask)) mask = m
-    if (present(changed)) changed = ch
+    if (present(changed)) changed = ch /= 0
   end function bal_node_poll
 
   !> Leave the registry; p becomes null. @return BAL_OK (also for a null
