@@ -14,6 +14,7 @@
 #include "bench.h"
 #include "common/cli.h"
 #include "schedules.h"
+#include "trace.h"
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -30,6 +31,9 @@ static void usage(FILE *out) {
           "  bump     gaussian bump: the central 10%% of items carry 70%% of the cost\n"
           "  exp      0.2 M + 0.8 M x exponential(1) random costs\n"
           "  heavy    item 0 holds half of the total work, the others share the rest\n"
+          "  mid      the item at 40%% of the range holds a quarter of the total work\n"
+          "  block    the 2%% of the items from 60%% of the range cost 80 x the others\n"
+          "  lognorm  0.2 M + 0.8 M x log-normal(sigma 2) random costs (heavy tail)\n"
           "\n"
           "Modes:\n"
           "  spin   CPU-bound bodies: a dependent integer loop calibrated at start\n"
@@ -56,9 +60,10 @@ static void usage(FILE *out) {
           "Options:\n"
           "  --threads P        threads for every schedule (default: bal_pool_create(0):\n"
           "                     BALLAST_NUM_THREADS or the CPUs)\n"
-          "  --mode M           spin, sleep or both (default both: spin on all five\n"
-          "                     workloads, sleep on the four skewed ones)\n"
-          "  --workload W       uniform, ramp, bump, exp, heavy or all (default all)\n"
+          "  --mode M           spin, sleep or both (default both: spin on all eight\n"
+          "                     workloads, sleep on the seven skewed ones)\n"
+          "  --workload W       uniform, ramp, bump, exp, heavy, mid, block, lognorm or\n"
+          "                     all (default all)\n"
           "  --items N          items of the skewed spin workloads (default 100000)\n"
           "  --spin-mean-ns X   mean item cost in spin mode (default 1000)\n"
           "  --tiny-items N     items of the uniform workload (default 33554432)\n"
@@ -71,6 +76,9 @@ static void usage(FILE *out) {
           "  --pause-ms T       pause before each timed run (default 30)\n"
           "  --seed S           seed of the exp workload and of the run order (default 1)\n"
           "  --json             print one JSON object (parameters and results)\n"
+          "  --trace FILE       after each workload's rounds, run bal_for once more and\n"
+          "                     write every body call (worker, start, end, indices) to\n"
+          "                     FILE; bench/for/trace.gp draws it\n"
           "  --help, --version\n"
           "\n"
           "Targets (2-core machine): spin, skewed: bal_for <= 1.05 x best baseline;\n"
@@ -112,6 +120,8 @@ static bool parse_args(int argc, char **argv, options *o) {
                                       num[k].i64)
                      : !cli_parse_double(PROG, a, v, num[k].min, num[k].max, num[k].dbl))
         return false;
+    } else if (!strcmp(a, "--trace")) {
+      if (!(o->trace = cli_value(PROG, argc, argv, &i))) return false;
     } else if (!strcmp(a, "--seed")) {
       if (!(v = cli_value(PROG, argc, argv, &i)) || !cli_parse_u64(PROG, a, v, &o->seed))
         return false;
@@ -132,7 +142,9 @@ static bool parse_args(int argc, char **argv, options *o) {
       else if (workload_parse(v, &w))
         o->workload = (int)w;
       else {
-        fprintf(stderr, PROG ": --workload: '%s' is not uniform, ramp, bump, exp, heavy or all\n",
+        fprintf(stderr,
+                PROG ": --workload: '%s' is not uniform, ramp, bump, exp, heavy, mid, block, "
+                     "lognorm or all\n",
                 v);
         return false;
       }
@@ -177,6 +189,10 @@ int main(int argc, char **argv) {
   if (tbb_setup(P) != 0) sched_avail[S_TBB] = false;
 #endif
   progress = isatty(STDERR_FILENO);
+  if (o.trace && !trace_open(o.trace, P)) {
+    trace_close(false);
+    return 1;
+  }
 
   acc_slot *acc = aligned_alloc(64, sizeof(acc_slot) * (size_t)P);
   if (!acc) {
@@ -202,11 +218,12 @@ int main(int argc, char **argv) {
     print_json(&o, P, ipn, tiny_ns, overshoot_us, res, nres);
   else
     print_table(&o, P, ipn, tiny_ns, overshoot_us, res, nres);
+  int status = o.trace && !trace_close(true) ? 1 : 0;
 
 #ifdef BENCH_HAVE_TBB
   tbb_teardown();
 #endif
   free(acc);
   bal_pool_destroy(pool);
-  return 0;
+  return status;
 }
