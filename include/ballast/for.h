@@ -84,9 +84,10 @@ typedef void (*bal_for_body)(int64_t begin, int64_t end, void *arg);
  * @param begin first index.
  * @param end   one past the last index; end - begin must fit in int64_t.
  * @param grain smallest piece a worker takes or steals, in indices: on
- *        ranges of up to 2^31 indices every body call then gets exactly
- *        `grain` indices starting at begin + a multiple of `grain`, except
- *        the call that ends the range; 0 = automatic: pieces adapt to the
+ *        ranges of up to 2^31 indices (and grains up to 2^30) every body
+ *        call then gets exactly `grain` indices starting at begin + a
+ *        multiple of `grain`, except the call that ends the range; 0 =
+ *        automatic: pieces adapt to the
  *        measured cost of the body (long for cheap bodies, single indices
  *        for expensive ones) and a call may end anywhere.
  * @param body  the loop body.

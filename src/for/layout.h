@@ -41,10 +41,10 @@
 
 #include <stdint.h>
 
-/* Blocks per worker when the loop is long enough. A costly item starts at
- * most one block of its owner's other work later than under a dynamic
- * schedule (see docs/for.md), about 1/ROUNDS of a worker's share, while the
- * blocks of a 10^5-item loop on 2 workers still hold ~1,500 items. */
+/* Blocks per worker when the loop is long enough. An owner reaches a unit
+ * at most one block (two in the tail) of its other work later than a
+ * dynamic schedule would, i.e. about 1/ROUNDS of a worker's share, while
+ * the blocks of a 10^5-item loop on 2 workers still hold ~1,500 items. */
 #define BAL__LAYOUT_ROUNDS 32
 
 typedef struct bal__for_layout {
