@@ -65,8 +65,9 @@ static uint64_t drain_own(bal_pool *pool, bal__for_worker *w) {
 }
 
 /* One pass over the other workers in random order. On success the stolen
- * units become this worker's range (so they can be stolen in turn); they
- * lie in the initial range of the victim's, or of whoever it stole from. */
+ * units become this worker's range (so they can be stolen in turn); like
+ * every range they lie inside one worker's initial range, whose segment
+ * this worker now maps them with. */
 static bool steal_round(bal_pool *pool, bal__for_worker *w) {
   int size = pool->size;
   int start = (int)bal__rng_below(&w->rng, (uint64_t)size);
