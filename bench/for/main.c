@@ -1,6 +1,6 @@
 /* ballast-for-bench: bal_for against OpenMP (static, dynamic,1,
  * dynamic,chunk, guided) and TBB parallel_for (auto partitioner) on uniform
- * tiny bodies and four skewed cost profiles, with spinning (CPU-bound) and
+ * tiny bodies and seven skewed cost profiles, with spinning (CPU-bound) and
  * sleeping (CPU-contention-immune) bodies. See usage() and
  * docs/BENCHMARKS.md. */
 #include <ballast/version.h>
