@@ -8,7 +8,7 @@
 #               trace_title='...'; block='spin mid'; out='mid.png'" bench/for/trace.gp
 #
 # `block` names the data block (mode and workload, as the trace's comment
-# lines do); `n` (optional) is the loop's length, to label the axis in %.
+# lines do); `xmax` (optional, ms) gives both panels the same time axis.
 if (!exists("trace")) { print "set trace='FILE'"; exit status 2 }
 if (!exists("block")) block = 'spin mid'
 if (!exists("out")) out = 'trace.png'
@@ -21,6 +21,7 @@ set output out
 set xlabel 'time from the start of the call (ms)'
 set ylabel 'loop index'
 set key top left opaque box
+if (exists("xmax")) { set xrange [0:xmax] }
 set grid
 set linetype 1 lc rgb '#1f77b4' lw 2
 set linetype 2 lc rgb '#d62728' lw 2
