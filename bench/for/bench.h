@@ -1,6 +1,6 @@
 /* Private to ballast-for-bench: schedules, options, results, and the three
  * parts of the program (main.c: flags; run.c: timed interleaved rounds;
- * report.c: table and JSON). */
+ * report.c: table and JSON), plus trace.c for --trace. */
 #ifndef BALLAST_BENCH_FOR_BENCH_H
 #define BALLAST_BENCH_FOR_BENCH_H
 
@@ -47,6 +47,7 @@ typedef struct options {
   int workload; /* -1: all */
   uint64_t seed;
   bool json;
+  const char *trace; /* --trace FILE, or NULL */
 } options;
 
 /* Results of one (mode, workload). */

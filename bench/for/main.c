@@ -1,6 +1,6 @@
 /* ballast-for-bench: bal_for against OpenMP (static, dynamic,1,
  * dynamic,chunk, guided) and TBB parallel_for (auto partitioner) on uniform
- * tiny bodies and four skewed cost profiles, with spinning (CPU-bound) and
+ * tiny bodies and seven skewed cost profiles, with spinning (CPU-bound) and
  * sleeping (CPU-contention-immune) bodies. See parse_args() and
  * docs/BENCHMARKS.md. */
 #include <ballast/version.h>
@@ -14,6 +14,7 @@
 #include "bench.h"
 #include "common/cli.h"
 #include "schedules.h"
+#include "trace.h"
 
 
 static bool parse_mode(const char *v, void *dest, char *err, size_t n) {
@@ -36,7 +37,7 @@ static bool parse_workload(const char *v, void *dest, char *err, size_t n) {
   else if (workload_parse(v, &w))
     o->workload = (int)w;
   else {
-    snprintf(err, n, "'%s' is not uniform, ramp, bump, exp, heavy or all", v);
+    snprintf(err, n, "'%s' is not uniform, ramp, bump, exp, heavy, mid, block, lognorm or all", v);
     return false;
   }
   return true;
@@ -48,10 +49,11 @@ static int parse_args(int argc, char **argv, options *o) {
               "threads for every schedule (default: bal_pool_create(0):\n"
               "BALLAST_NUM_THREADS or the CPUs)"),
       CLI_CUSTOM("--mode", "M", o, parse_mode,
-                 "spin, sleep or both (default both: spin on all five\n"
-                 "workloads, sleep on the four skewed ones)"),
+                 "spin, sleep or both (default both: spin on all eight\n"
+                 "workloads, sleep on the seven skewed ones)"),
       CLI_CUSTOM("--workload", "W", o, parse_workload,
-                 "uniform, ramp, bump, exp, heavy or all (default all)"),
+                 "uniform, ramp, bump, exp, heavy, mid, block, lognorm or\n"
+                 "all (default all)"),
       CLI_INT("--items", "N", &o->items, WORKLOAD_MIN_ITEMS, INT64_C(1) << 31,
               "items of the skewed spin workloads (default 100000)"),
       CLI_DOUBLE("--spin-mean-ns", "X", &o->spin_mean_ns, 1, 1e7,
@@ -72,6 +74,10 @@ static int parse_args(int argc, char **argv, options *o) {
       CLI_UINT("--seed", "S", &o->seed,
                "seed of the exp workload and of the run order (default 1)"),
       CLI_BOOL("--json", &o->json, "print one JSON object (parameters and results)"),
+      CLI_PATH("--trace", "FILE", &o->trace,
+               "after each workload's rounds, run bal_for once more and\n"
+               "write every body call (worker, start, end, indices) to\n"
+               "FILE; bench/for/trace.gp draws it"),
       CLI_END};
   const cli_program prog = {
       .name = PROG,
@@ -87,6 +93,9 @@ static int parse_args(int argc, char **argv, options *o) {
           "  bump     gaussian bump: the central 10% of items carry 70% of the cost\n"
           "  exp      0.2 M + 0.8 M x exponential(1) random costs\n"
           "  heavy    item 0 holds half of the total work, the others share the rest\n"
+          "  mid      the item at 40% of the range holds a quarter of the total work\n"
+          "  block    the 2% of the items from 60% of the range cost 80 x the others\n"
+          "  lognorm  0.2 M + 0.8 M x log-normal(sigma 2) random costs (heavy tail)\n"
           "\n"
           "Modes:\n"
           "  spin   CPU-bound bodies: a dependent integer loop calibrated at start\n"
@@ -150,6 +159,10 @@ int main(int argc, char **argv) {
   if (tbb_setup(P) != 0) sched_avail[S_TBB] = false;
 #endif
   progress = isatty(STDERR_FILENO);
+  if (o.trace && !trace_open(o.trace, P)) {
+    trace_close(false);
+    return 1;
+  }
 
   acc_slot *acc = aligned_alloc(64, sizeof(acc_slot) * (size_t)P);
   if (!acc) {
@@ -175,11 +188,12 @@ int main(int argc, char **argv) {
     print_json(&o, P, ipn, tiny_ns, overshoot_us, res, nres);
   else
     print_table(&o, P, ipn, tiny_ns, overshoot_us, res, nres);
+  int status = o.trace && !trace_close(true) ? 1 : 0;
 
 #ifdef BENCH_HAVE_TBB
   tbb_teardown();
 #endif
   free(acc);
   bal_pool_destroy(pool);
-  return 0;
+  return status;
 }

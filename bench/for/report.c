@@ -95,6 +95,7 @@ void print_json(const options *o, int P, double ipn, double tiny_ns, double over
   json_uint(&j, "seed", o->seed);
   json_string(&j, "round_order", "schedules shuffled every round from the seed");
   json_int(&j, "timer_slack_ns", 1);
+  json_string(&j, "trace", o->trace); /* null without --trace */
   json_object_end(&j);
   json_object_begin(&j, "calibration");
   json_double(&j, "spin_iterations_per_ns", ipn);

@@ -10,6 +10,7 @@
 #include "bench.h"
 #include "core/clock.h"
 #include "schedules.h"
+#include "trace.h"
 
 const char *const sched_names[S_COUNT] = {
     "bal_for", "omp_static", "omp_dynamic_1", "omp_dynamic_chunk", "omp_guided", "tbb_auto"};
@@ -155,6 +156,14 @@ void bench_one(const options *o, int P, int mode, workload_id wl, double iters_p
     }
   }
   if (progress) fprintf(stderr, "\r%40s\r", "");
+  if (o->trace) {
+    /* One more, untimed, run of bal_for to draw: after the same pause. */
+    pause_ms(o->pause_ms);
+    if (!trace_run(pool, bal_grain, mode_names[mode], workload_name(wl), &job)) {
+      trace_close(false);
+      exit(1);
+    }
+  }
 
   r->best = -1;
   for (int s = 0; s < S_COUNT; s++) {

@@ -14,6 +14,9 @@ typedef enum {
   WL_BUMP,    /* gaussian bump: the central 10% of items carry 70% of the cost */
   WL_EXP,     /* 0.2 + 0.8 * exponential(1) (normalized): random costs */
   WL_HEAVY,   /* item 0 holds half of the total, the rest share the other half */
+  WL_MID,     /* the item at 40% of the range holds a quarter of the total */
+  WL_BLOCK,   /* the 2% of items from 60% of the range cost 80 times the others */
+  WL_LOGNORM, /* 0.2 + 0.8 * log-normal(sigma 2) (normalized), in random order */
   WL_COUNT
 } workload_id;
 

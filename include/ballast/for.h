@@ -3,14 +3,17 @@
  * @brief `for` module: a parallel loop over an index range, balanced by
  *        lock-free work stealing on index ranges, run by a persistent pool.
  *
- * How it balances: bal_for() splits [begin, end) statically into one
- * contiguous range per worker. Each worker takes chunks from the low end of
- * its own range; a worker that runs dry steals the upper half of another
- * worker's remaining range with a single compare-and-swap and then serves it
- * as its own (so it can be stolen from in turn). Chunk sizes adapt to the
- * measured cost of the body, so 1 ns bodies run in long chunks while a loop
- * whose cost sits in a handful of items is still split finely. See
- * docs/for.md for the user guide.
+ * How it balances: bal_for() cuts [begin, end) into blocks (about 32 per
+ * worker on long loops) and deals them to the workers in rounds, so that
+ * every worker owns a block in every region of the range and all of them
+ * pass through each region at about the same time. Each worker takes chunks
+ * of its blocks in order with one atomic add; a worker that runs dry steals
+ * the upper half of another worker's remaining blocks with a single
+ * compare-and-swap and then serves them as its own (so they can be stolen
+ * in turn). Chunk sizes adapt to the measured cost of the body, so 1 ns
+ * bodies run in long chunks while a loop whose cost sits in a handful of
+ * items is still split finely. The deal depends only on the length, the
+ * grain and the pool size. See docs/for.md for the user guide.
  *
  * Threading model: a pool of `n` workers is `n - 1` background threads plus
  * the thread that calls bal_for(), which takes part as worker 0. Calls on one
@@ -80,10 +83,13 @@ typedef void (*bal_for_body)(int64_t begin, int64_t end, void *arg);
  * @param pool  the pool whose workers run the loop (caller is worker 0).
  * @param begin first index.
  * @param end   one past the last index; end - begin must fit in int64_t.
- * @param grain smallest piece a worker takes or steals, in indices (the
- *        final pieces of a range may be smaller); 0 = automatic: pieces
- *        adapt to the measured cost of the body (long for cheap bodies,
- *        single indices for expensive ones).
+ * @param grain smallest piece a worker takes or steals, in indices: on
+ *        ranges of up to 2^31 indices (and grains up to 2^30) every body
+ *        call then gets exactly `grain` indices starting at begin + a
+ *        multiple of `grain`, except the call that ends the range; 0 =
+ *        automatic: pieces adapt to the
+ *        measured cost of the body (long for cheap bodies, single indices
+ *        for expensive ones) and a call may end anywhere.
  * @param body  the loop body.
  * @param arg   passed to body unchanged.
  * @return BAL_OK (also for an empty range, with nothing run); BAL_EINVAL

@@ -1,5 +1,6 @@
-/* bal_for(): argument checks, the initial static split, and the loop every
- * worker runs (take from its own range, steal when dry, stop when all done). */
+/* bal_for(): argument checks, the initial deal (layout.h), and the loop
+ * every worker runs (take from its own range, steal when dry, stop when all
+ * done). */
 #include <string.h>
 
 #include "core/clock.h"
@@ -26,16 +27,22 @@ static inline int64_t unit_to_index(const bal__for_call *c, uint32_t u) {
   return (int64_t)((uint64_t)c->begin + (uint64_t)u * c->unit);
 }
 
+/* Run the n units taken at dealt offset `first`: one body call per block
+ * they cover (usually one). */
 static void run_chunk(bal_pool *pool, bal__for_worker *w, uint32_t first, uint32_t n,
                       int64_t *clock_ns) {
   const bal__for_call *c = &pool->call;
-  int64_t lo = unit_to_index(c, first), hi = unit_to_index(c, first + n);
-  c->body(lo, hi, c->arg);
+  for (uint32_t v = first, end = first + n; v < end;) {
+    uint32_t at, len = bal__for_layout_piece(&c->layout, &w->seg, v, end, &at);
+    int64_t lo = unit_to_index(c, at), hi = unit_to_index(c, at + len);
+    c->body(lo, hi, c->arg);
+    w->stats.items += hi - lo;
+    w->stats.chunks++;
+    v += len;
+  }
   int64_t now = bal__now_ns();
   int64_t dt = now - *clock_ns;
   *clock_ns = now;
-  w->stats.items += hi - lo;
-  w->stats.chunks++;
   w->stats.busy_seconds += (double)dt * 1e-9;
   if (!c->adaptive) return;
   if (dt < TARGET_CHUNK_NS / 2 && w->chunk_units < BAL__RANGE_MAX_TAKE / 2)
@@ -58,7 +65,9 @@ static uint64_t drain_own(bal_pool *pool, bal__for_worker *w) {
 }
 
 /* One pass over the other workers in random order. On success the stolen
- * units become this worker's range (so they can be stolen in turn). */
+ * units become this worker's range (so they can be stolen in turn); like
+ * every range they lie inside one worker's initial range, whose segment
+ * this worker now maps them with. */
 static bool steal_round(bal_pool *pool, bal__for_worker *w) {
   int size = pool->size;
   int start = (int)bal__rng_below(&w->rng, (uint64_t)size);
@@ -72,6 +81,8 @@ static bool steal_round(bal_pool *pool, bal__for_worker *w) {
       w->stats.steals_attempted++;
       if (n > 0) {
         w->stats.steals_won++;
+        const bal__for_layout *L = &pool->call.layout;
+        w->seg = bal__for_layout_segment(L, bal__for_layout_origin(L, first));
         bal__for_range_set(&pool->ranges[w->id], first, first + (uint32_t)n);
         return true;
       }
@@ -175,15 +186,17 @@ int bal_for(bal_pool *pool, int64_t begin, int64_t end, int64_t grain, bal_for_b
   c->body = body;
   c->arg = arg;
 
-  /* Static split: worker i starts with [i*U/P, (i+1)*U/P); every unit is in
-   * exactly one range, remainder included. */
+  /* The deal: worker i starts with its blocks of every round (layout.h);
+   * the initial ranges tile the dealt offsets [0, units), remainder
+   * included. */
   int size = pool->size;
+  bal__for_layout_init(&c->layout, c->units, (uint32_t)size, c->min_units);
   for (int i = 0; i < size; i++) {
-    uint32_t lo = (uint32_t)((uint64_t)c->units * (uint64_t)i / (uint64_t)size);
-    uint32_t hi = (uint32_t)((uint64_t)c->units * (uint64_t)(i + 1) / (uint64_t)size);
-    bal__for_range_set(&pool->ranges[i], lo, hi);
-    memset(&pool->workers[i].stats, 0, sizeof pool->workers[i].stats);
-    pool->workers[i].chunk_units = c->min_units;
+    bal__for_worker *w = &pool->workers[i];
+    w->seg = bal__for_layout_segment(&c->layout, (uint32_t)i);
+    bal__for_range_set(&pool->ranges[i], w->seg.begin, w->seg.end);
+    memset(&w->stats, 0, sizeof w->stats);
+    w->chunk_units = c->min_units;
   }
   atomic_store_explicit(&pool->remaining, c->units, memory_order_relaxed);
 

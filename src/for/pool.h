@@ -10,6 +10,7 @@
 
 #include "core/rng.h"
 #include "for/bind.h"
+#include "for/layout.h"
 #include "for/range.h"
 
 /* High bit of bal_pool.participants: the current call accepts no more
@@ -24,6 +25,7 @@ typedef struct bal__for_call {
   uint32_t units;      /* number of units in the loop */
   uint32_t min_units;  /* smallest piece taken or stolen, in units (>= 1) */
   bool adaptive;       /* grain 0: chunk sizes follow measured body cost */
+  bal__for_layout layout; /* the initial deal, in units of min_units */
   bal_for_body body;
   void *arg;
 } bal__for_call;
@@ -33,6 +35,7 @@ typedef struct bal__for_worker {
   _Alignas(64) bal_for_stats stats; /* written by this worker during a call */
   bal__rng rng;                     /* victim selection */
   uint32_t chunk_units;             /* current adaptive chunk size */
+  bal__for_segment seg;             /* initial range its current range lies in */
   int id;
   struct bal_pool *pool;
   pthread_t thread;
@@ -64,7 +67,7 @@ struct bal_pool {
   double last_wall_seconds;
   bool have_stats;
 
-  bal__for_range *ranges;   /* size entries, one per worker */
+  bal__for_range *ranges;   /* size entries, one per worker (dealt offsets) */
   bal__for_worker *workers; /* size entries; [0] is the calling thread's */
   cpu_set_t *bind_sets; /* BALLAST_BIND placement, or NULL */
 };

@@ -13,10 +13,16 @@
  *    wait-free, never retried. If thieves emptied the range meanwhile, lo
  *    overshoots hi once (by at most k) and the word reads as empty until the
  *    owner installs a new range; thieves never CAS an empty word.
- *  - A thief takes the upper half from the high end with one CAS on hi.
+ *  - A thief takes the upper half from the high end with one CAS on hi,
+ *    cut at a whole number of grains of q units from lo. If lo and hi are
+ *    multiples of q (hi may also be the loop's end) and the owner takes
+ *    exactly q at a time, every range stays so: each take is one whole
+ *    grain, which for/layout.h keeps inside one block.
  * Invariants that keep the arithmetic inside 32 bits: hi <= 2^31 and
- * k <= 2^30, and the owner stops taking after its first empty answer, so
+ * k, q <= 2^30, and the owner stops taking after its first empty answer, so
  * lo <= hi + k < 2^32 and the add never carries into hi.
+ * Offsets here are dealt offsets (for/layout.h); the range neither knows
+ * nor cares which loop indices they name.
  */
 #ifndef BALLAST_FOR_RANGE_H
 #define BALLAST_FOR_RANGE_H
@@ -52,16 +58,20 @@ static inline uint32_t bal__for_range_take(bal__for_range *r, uint32_t k, uint32
   return hi - lo < k ? hi - lo : k;
 }
 
-/* Thief: try to take the upper half (rounded up) of the range, provided that
- * is at least min_units. Returns the number of units stolen (0: nothing worth
- * stealing, -1: lost a race, worth retrying) and their first offset. */
-static inline int64_t bal__for_range_steal(bal__for_range *r, uint32_t min_units, uint32_t *first) {
+/* Thief: try to take the upper half of the range in grains of q units
+ * (1 <= q <= BAL__RANGE_MAX_TAKE): of its c = ceil((hi - lo) / q) grains
+ * counted from lo (the top one may be short), the upper ceil(c / 2),
+ * provided they hold at least q units. With q = 1: the upper half, rounded
+ * up. Returns the number of units stolen (0: nothing worth stealing, -1:
+ * lost a race, worth retrying) and their first offset. */
+static inline int64_t bal__for_range_steal(bal__for_range *r, uint32_t q, uint32_t *first) {
   uint64_t old = atomic_load_explicit(&r->word, memory_order_relaxed);
   uint32_t lo = (uint32_t)old, hi = (uint32_t)(old >> 32);
   if (lo >= hi) return 0;
   uint32_t avail = hi - lo;
-  uint32_t n = avail - avail / 2;
-  if (n < min_units) return 0;
+  uint32_t grains = avail / q + (avail % q != 0);
+  uint32_t n = avail - grains / 2 * q;
+  if (n < q) return 0;
   if (!atomic_compare_exchange_strong_explicit(&r->word, &old, bal__for_range_pack(lo, hi - n),
                                                memory_order_acq_rel, memory_order_relaxed))
     return -1;

@@ -221,11 +221,16 @@ static void stats_account_for_every_item(void **state) {
   bal_pool_destroy(pool);
 }
 
-/* With an explicit grain, each piece a worker owns (its initial range or a
- * stolen one) yields at most one body call shorter than the grain: its tail. */
-static atomic_long short_calls;
+/* With an explicit grain, every body call gets exactly one grain, except
+ * the one that ends the loop: the deal and the thieves' cuts fall on whole
+ * grains. */
+static atomic_long short_calls, other_calls;
 static void grain_body(int64_t b, int64_t e, void *arg) {
-  if (e - b < *(int64_t *)arg) atomic_fetch_add(&short_calls, 1);
+  int64_t grain = *(int64_t *)arg;
+  if (e - b < grain && e == 1000003)
+    atomic_fetch_add(&short_calls, 1);
+  else if (e - b != grain || b % grain != 0)
+    atomic_fetch_add(&other_calls, 1);
 }
 
 static void explicit_grain_bounds_piece_size(void **state) {
@@ -234,22 +239,25 @@ static void explicit_grain_bounds_piece_size(void **state) {
   assert_int_equal(bal_pool_create(4, &pool), BAL_OK);
   for (int64_t grain = 1; grain <= 4096; grain *= 8) {
     atomic_store(&short_calls, 0);
+    atomic_store(&other_calls, 0);
     assert_int_equal(bal_for(pool, 0, 1000003, grain, grain_body, &grain), BAL_OK);
     bal_for_stats total;
     assert_int_equal(bal_for_last_stats(pool, -1, &total), BAL_OK);
     assert_int_equal(total.items, 1000003);
-    assert_true(atomic_load(&short_calls) <= 4 + total.steals_won);
+    assert_true(atomic_load(&short_calls) <= 1);
+    assert_int_equal(atomic_load(&other_calls), 0);
   }
   bal_pool_destroy(pool);
 }
 
-/* All the cost is in worker 0's initial quarter: others must steal it. */
-static _Atomic int ran_by[200];
-static void slow_first_quarter(int64_t b, int64_t e, void *arg) {
+/* All the cost is in the first 16 of 4096 items, inside worker 0's first
+ * block (32 items on 4 workers): the others must steal it. */
+static _Atomic int ran_by[4096];
+static void slow_first_items(int64_t b, int64_t e, void *arg) {
   (void)arg;
   for (int64_t i = b; i < e; i++) {
     atomic_store(&ran_by[i], bal_worker_id());
-    if (i < 50) {
+    if (i < 16) {
       struct timespec ts = {0, 2000000};
       nanosleep(&ts, NULL);
     }
@@ -260,9 +268,9 @@ static void idle_workers_steal_skewed_work(void **state) {
   (void)state;
   bal_pool *pool;
   assert_int_equal(bal_pool_create(4, &pool), BAL_OK);
-  assert_int_equal(bal_for(pool, 0, 200, 0, slow_first_quarter, NULL), BAL_OK);
+  assert_int_equal(bal_for(pool, 0, 4096, 0, slow_first_items, NULL), BAL_OK);
   int helped = 0;
-  for (int i = 0; i < 50; i++) helped += atomic_load(&ran_by[i]) != 0;
+  for (int i = 0; i < 16; i++) helped += atomic_load(&ran_by[i]) != 0;
   assert_true(helped > 0);
   bal_for_stats total;
   assert_int_equal(bal_for_last_stats(pool, -1, &total), BAL_OK);

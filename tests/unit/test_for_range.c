@@ -52,6 +52,35 @@ static void thief_respects_minimum_piece(void **state) {
   assert_int_equal(first, 103);
 }
 
+/* With q > 1 the cut falls a whole number of grains above lo: ranges made
+ * of whole grains (and a short last one) stay so. */
+static void thief_cuts_at_whole_grains(void **state) {
+  (void)state;
+  bal__for_range r;
+  uint32_t first = 0;
+  bal__for_range_set(&r, 8, 28); /* 5 grains of 4: the thief takes 3 */
+  assert_int_equal(bal__for_range_steal(&r, 4, &first), 12);
+  assert_int_equal(first, 16);
+  bal__for_range_set(&r, 16, 30); /* 3 whole grains and a short one of 2 */
+  assert_int_equal(bal__for_range_steal(&r, 4, &first), 6);
+  assert_int_equal(first, 24);
+  assert_int_equal(bal__for_range_size(&r), 8);
+  bal__for_range_set(&r, 24, 30); /* a grain and the short one: the top is too small */
+  assert_int_equal(bal__for_range_steal(&r, 4, &first), 0);
+  bal__for_range_set(&r, 24, 28); /* one whole grain: taken whole, as q = 1 takes 1 of 1 */
+  assert_int_equal(bal__for_range_steal(&r, 4, &first), 4);
+  assert_int_equal(first, 24);
+  assert_int_equal(bal__for_range_size(&r), 0);
+  /* the owner, taking whole grains, then sees every cut on a grain boundary */
+  bal__for_range_set(&r, 0, 400);
+  for (int k = 0; k < 3; k++) {
+    assert_int_equal(bal__for_range_take(&r, 4, &first), 4);
+    assert_int_equal(first % 4, 0);
+    assert_true(bal__for_range_steal(&r, 4, &first) > 0);
+    assert_int_equal(first % 4, 0);
+  }
+}
+
 static void overshoot_reads_empty_and_reset_works(void **state) {
   (void)state;
   bal__for_range r;
@@ -118,6 +147,7 @@ int main(void) {
       cmocka_unit_test(owner_takes_from_low_end_until_empty),
       cmocka_unit_test(thief_takes_upper_half_rounded_up),
       cmocka_unit_test(thief_respects_minimum_piece),
+      cmocka_unit_test(thief_cuts_at_whole_grains),
       cmocka_unit_test(overshoot_reads_empty_and_reset_works),
       cmocka_unit_test(concurrent_owner_and_thieves_claim_each_unit_once),
   };
