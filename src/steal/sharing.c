@@ -155,7 +155,7 @@ static int distribute(bal_steal *s, int64_t *loads) {
     loads[s->gpos] -= took;
     loads[j] += took;
     pthread_mutex_unlock(&s->mu);
-    int rc = bal__tp_send_msg(&s->tp, s->group[j], BAL__STEAL_TAG_PUSH, buf, bytes, bulk);
+    int rc = bal__steal_send_basic(s, s->group[j], BAL__STEAL_TAG_PUSH, buf, bytes, bulk);
     if (rc != BAL_OK) return rc;
     moved = 1;
     pthread_mutex_lock(&s->mu);

@@ -25,7 +25,9 @@ int bal__steal_handle_request(bal_steal *s, int src) {
   int64_t took = bal__steal_pack_front(s, k, &buf, &bytes, &bulk);
   pthread_mutex_unlock(&s->mu);
   if (took < 0) return (int)took;
-  return bal__tp_send_msg(&s->tp, src, BAL__STEAL_TAG_TASKS, buf, bytes, bulk);
+  /* An empty reply carries no work: a control message, not counted. */
+  if (took == 0) return bal__tp_send_msg(&s->tp, src, BAL__STEAL_TAG_TASKS, buf, bytes, bulk);
+  return bal__steal_send_basic(s, src, BAL__STEAL_TAG_TASKS, buf, bytes, bulk);
 }
 
 int bal__steal_handle_tasks(bal_steal *s, int src, const unsigned char *buf, size_t len) {
