@@ -106,6 +106,9 @@ static int64_t idle_nap(bal_steal *s) {
   /* Once the waves found no work left only the final barrier is left:
    * every rank is at it, briefly, so poll at full speed to end sooner. */
   if (!bal__steal_tasks_open(s)) return first;
+  /* Waiting for the answer to its own steal request, a rank polls at full
+   * speed: the reply may bring work, and sleeping through it is idle time. */
+  if (s->outstanding) return first;
   int64_t cap = (int64_t)(s->cfg.backoff_max_s * 1e9);
   if (cap < first) cap = first;
   s->idle_nap = s->idle_nap ? 2 * s->idle_nap : first;
