@@ -116,6 +116,16 @@ static int64_t idle_nap(bal_steal *s) {
   return s->idle_nap;
 }
 
+/* Wait on cv (mu held) for at most ns nanoseconds. */
+static void wait_ns(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t ns) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  int64_t t = (int64_t)ts.tv_nsec + ns;
+  ts.tv_sec += (time_t)(t / 1000000000);
+  ts.tv_nsec = (long)(t % 1000000000);
+  pthread_cond_timedwait(cv, mu, &ts);
+}
+
 static int poll_loop(bal_steal *s) {
   s->idle_nap = 0;
   while (s->phase != BAL__STEAL_DONE) {
@@ -133,7 +143,15 @@ static int poll_loop(bal_steal *s) {
     if (!act) {
       int64_t a = bal__now_ns();
       int64_t nap = idle_nap(s);
-      if (nap > 0) bal__sleep_ns(nap);
+      if (nap > 0 && s->cfg.workers > 1) {
+        /* Another worker may spawn a task for this thread at any moment:
+         * wait for the signal rather than sleep through it. */
+        pthread_mutex_lock(&s->mu);
+        if (bal__steal_q_size(s) == 0) wait_ns(&s->work_cv, &s->mu, nap);
+        pthread_mutex_unlock(&s->mu);
+      } else if (nap > 0) {
+        bal__sleep_ns(nap);
+      }
       if (bal__steal_tasks_open(s)) {
         int64_t b = bal__now_ns();
         pthread_mutex_lock(&s->mu);
@@ -193,14 +211,8 @@ static int run_thread(bal_steal *s) {
     }
     if (!act) {
       pthread_mutex_lock(&s->mu);
-      if (s->ndone == 0 && s->cfg.poll_interval_s > 0) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        long ns = ts.tv_nsec + (long)(s->cfg.poll_interval_s * 1e9);
-        ts.tv_sec += ns / 1000000000L;
-        ts.tv_nsec = ns % 1000000000L;
-        pthread_cond_timedwait(&s->prog_cv, &s->mu, &ts);
-      }
+      if (s->ndone == 0 && s->cfg.poll_interval_s > 0)
+        wait_ns(&s->prog_cv, &s->mu, (int64_t)(s->cfg.poll_interval_s * 1e9));
       pthread_mutex_unlock(&s->mu);
     }
   }
