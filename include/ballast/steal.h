@@ -113,8 +113,12 @@ typedef enum bal_steal_event {
  * @param arg     the `arg` given to bal_steal_run().
  * @return 0 on success; any other value marks the task failed and is
  *         reported to its owner as the task's status.
- * It runs on a Ballast worker thread in THREAD progress mode and must not
- * call MPI on the balancer's communicator.
+ * It runs on a Ballast worker thread in THREAD progress mode (and on any of
+ * the `workers` threads of a rank, concurrently with itself when workers >
+ * 1) and must not call MPI on the balancer's communicator. It may spawn
+ * tasks (bal_steal_spawn()) but not wait for them. With workers > 1, the
+ * bal_for() loops of concurrent tasks on one pool run one after the other
+ * (ballast/for.h): split the work with bal_steal_spawn() instead.
  */
 typedef int (*bal_steal_fn)(const void *input, size_t in_len, void *output, size_t out_cap,
                             size_t *out_len, void *arg);
@@ -140,7 +144,7 @@ typedef int (*bal_steal_fn)(const void *input, size_t in_len, void *output, size
 typedef void (*bal_steal_result_fn)(const void *result, size_t len, int status, void *arg);
 
 /** Trace callback: see #bal_steal_event. Times are seconds since the start
- *  of the run on this rank. May be called from the worker thread and the
+ *  of the run on this rank. May be called from the worker threads and the
  *  progress thread concurrently. */
 typedef void (*bal_steal_trace_fn)(void *arg, bal_steal_event ev, double t0, double t1, int peer);
 
@@ -221,7 +225,8 @@ typedef struct bal_steal_stats {
                                    "biased"), P - 1 ("random"), its group's other
                                    members ("sharing"), 0 ("none") */
   int64_t spawned;            /**< tasks spawned by this rank's tasks (bal_steal_spawn()) */
-  int64_t results_delivered;  /**< results of those passed to on_result here */
+  int64_t results_delivered;  /**< results of spawned tasks that came home here
+                                   (passed to on_result, or dropped if it is NULL) */
   int64_t term_waves;         /**< termination-detection waves this rank took part in */
   double work_s;              /**< time spent in the task function (summed over workers) */
   double idle_s;              /**< time with no task to run before termination
@@ -248,8 +253,10 @@ BAL_API int bal_steal_config_init(bal_steal_config *cfg);
  * aborting the job through the communicator's default handler.
  * @return BAL_OK; BAL_EINVAL if out is NULL, comm is MPI_COMM_NULL, MPI is
  *         not initialised, a field is out of range, policy is NULL or not
- *         a registered name (bal_steal_policy_name()), or THREAD progress was
- *         asked for under a thread level below MPI_THREAD_FUNNELED;
+ *         a registered name (bal_steal_policy_name()), or THREAD progress or
+ *         workers > 1 was asked for under a thread level below
+ *         MPI_THREAD_FUNNELED (from the main thread; else
+ *         MPI_THREAD_SERIALIZED);
  *         BAL_ENOMEM; BAL_EMPI if an MPI call failed.
  * Thread-safety: call from a thread allowed to make MPI calls.
  */
@@ -283,14 +290,17 @@ BAL_API int bal_steal_add_task(bal_steal *s, const void *input, size_t len, int6
 BAL_API int bal_steal_set_estimate(bal_steal *s, double work);
 
 /**
- * Execute all tasks of all ranks and gather every result at its owner.
- * Collective over the communicator; returns when the whole run has
- * terminated on every rank.
+ * Execute all tasks of all ranks, and every task they spawn, and gather
+ * every result at its owner (spawned tasks' results through
+ * bal_steal_config::on_result). Collective over the communicator; returns
+ * when the whole run has terminated on every rank: no task left anywhere
+ * and every result delivered.
  * @param fn      the task function.
  * @param max_out largest result a task may produce (bytes); a task that
  *                reports more gets status BAL_ERANGE and no result.
  * @param arg     passed to fn.
- * @return BAL_OK (task failures are per task: bal_steal_result());
+ * @return BAL_OK (task failures are per task: bal_steal_result(), or the
+ *         status given to on_result);
  *         BAL_EINVAL if s or fn is NULL or max_out >= INT_MAX - 64
  *         (checked before any communication); BAL_EBUSY if called from
  *         inside a task; BAL_ENOMEM, BAL_ESYS (worker thread), BAL_EMPI.
@@ -340,7 +350,9 @@ BAL_API int64_t bal_steal_queued(const bal_steal *s);
  * task function in POLL progress mode, so long tasks do not delay others.
  * Call it every few milliseconds of task time; it never runs a task.
  * @return BAL_OK; BAL_EINVAL if s is NULL; BAL_ENOTSUP if not in POLL mode
- *         inside a task (it then does nothing); BAL_EMPI.
+ *         inside a task running on the thread that called bal_steal_run()
+ *         (the other workers' tasks get it too; it then does nothing);
+ *         BAL_EMPI.
  * Thread-safety: only from the task function on the rank's thread.
  */
 BAL_API int bal_steal_poll(bal_steal *s);
