@@ -321,6 +321,9 @@ static void scenario_invalid(void) {
   BAD(poll_interval_s, -0.1);
   BAD(poll_interval_s, 2.0);
   BAD(backoff_max_s, NAN);
+  BAD(workers, 0);
+  BAD(workers, -1);
+  BAD(workers, BAL_STEAL_MAX_WORKERS + 1);
   /* a valid balancer: bad arguments */
   s = make("smallworld", 1);
   int64_t id = 42;

@@ -61,12 +61,16 @@ static void tree(const tnode *n, int64_t *count, uint64_t *hash, int64_t *result
   }
 }
 
-static void run_workers(int workers, int roots, int max_depth, uint64_t seed) {
+/* POLL mode's extra workers are indices 1 .. workers (0 would be the
+ * progress thread's, which this test does not play). */
+static void run_workers(bal_steal_progress mode, int workers, int roots, int max_depth,
+                        uint64_t seed) {
+  int first = mode == BAL_STEAL_PROGRESS_POLL ? 1 : 0;
   bal_steal *s = calloc(1, sizeof *s);
   assert_non_null(s);
   assert_int_equal(bal_steal_config_init(&s->cfg), BAL_OK);
-  s->cfg.workers = workers;
-  s->mode = BAL_STEAL_PROGRESS_THREAD;
+  s->cfg.workers = workers + first;
+  s->mode = mode;
   s->size = 1; /* rank 0 of 1: the owner of every task */
   s->fn = task;
   s->arg = s;
@@ -74,7 +78,7 @@ static void run_workers(int workers, int roots, int max_depth, uint64_t seed) {
   assert_int_equal(pthread_mutex_init(&s->mu, NULL), 0);
   pthread_cond_init(&s->work_cv, NULL);
   pthread_cond_init(&s->prog_cv, NULL);
-  s->wk = calloc((size_t)workers, sizeof *s->wk);
+  s->wk = calloc((size_t)(workers + first), sizeof *s->wk);
   assert_non_null(s->wk);
   atomic_store(&executed, 0);
   atomic_store(&exec_hash, 0);
@@ -91,7 +95,7 @@ static void run_workers(int workers, int roots, int max_depth, uint64_t seed) {
     bal__steal_q_push_back(s, (bal__steal_task){0, 1, BAL__STEAL_SPAWNED, sizeof n, d});
   }
   pthread_mutex_unlock(&s->mu);
-  for (int i = 0; i < workers; i++) {
+  for (int i = first; i < workers + first; i++) {
     s->wk[i] = (bal__steal_worker){.s = s, .index = i, .scratch = malloc(8)};
     assert_non_null(s->wk[i].scratch);
     assert_int_equal(pthread_create(&s->wk[i].th, NULL, bal__steal_worker_main, &s->wk[i]), 0);
@@ -135,7 +139,7 @@ static void run_workers(int workers, int roots, int max_depth, uint64_t seed) {
     struct timespec ts = {0, 20000};
     nanosleep(&ts, NULL);
   }
-  for (int i = 0; i < workers; i++) {
+  for (int i = first; i < workers + first; i++) {
     pthread_join(s->wk[i].th, NULL);
     free(s->wk[i].scratch);
   }
@@ -158,7 +162,9 @@ static void test_workers(void **state) {
   const char *scale = getenv("BALLAST_STRESS_SCALE");
   int rounds = 12 * (scale && atoi(scale) > 0 ? atoi(scale) : 1);
   for (int r = 0; r < rounds; r++)
-    for (int w = 1; w <= 4; w++) run_workers(w, 1 + r % 5, 8 + r % 5, (uint64_t)(r * 10 + w));
+    for (int w = 1; w <= 4; w++)
+      run_workers(r % 2 ? BAL_STEAL_PROGRESS_POLL : BAL_STEAL_PROGRESS_THREAD, w, 1 + r % 5,
+                  8 + r % 5, (uint64_t)(r * 10 + w));
 }
 
 /* Outside a task, spawning is refused and the queue reads 0. */
