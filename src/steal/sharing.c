@@ -20,8 +20,9 @@
  *
  * Termination. A token's arrival is acknowledged, and a rank enters the
  * final barrier only once its tokens are acknowledged (terminate.c), so no
- * token is in flight when a run ends. From barrier 1 on, a token is kept
- * by whoever holds it and dropped at the end of the run. */
+ * token is in flight when a run ends. Once the termination waves have
+ * found no work left, a token is kept by whoever holds it and dropped at
+ * the end of the run. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

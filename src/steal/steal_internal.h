@@ -19,9 +19,10 @@
  * The life of a task. bal_steal_add_task() (steal.c) copies the input into
  * s->own_in[id] at its owner. bal_steal_run() (run.c) pushes every own task
  * onto the back of the queue (bal__steal_q_push_back, queue.c) and starts
- * the progress loop (progress_once). The owner's executor -- the worker
- * thread (bal__steal_worker_main, exec.c) or the POLL loop (run_poll) --
- * pops tasks from the back (bal__steal_q_pop_back). Meanwhile an idle rank
+ * the progress loop (progress_once). The owner's executors -- its worker
+ * threads (bal__steal_worker_main, exec.c) and, in POLL mode, the calling
+ * thread's loop (poll_loop) -- pop tasks from the back
+ * (bal__steal_q_pop_back). Meanwhile an idle rank
  * asks a victim chosen by its policy (bal__steal_if_due in theft.c, calling
  * s->victim->pick); the victim's loop answers in bal__steal_handle_request,
  * which packs tasks from the front of its queue (bal__steal_pack_front,
@@ -124,7 +125,7 @@ typedef enum bal__steal_phase {
   BAL__STEAL_WORKING,  /* running, stealing, taking part in waves */
   BAL__STEAL_DRAINING, /* no task and no result left anywhere; waiting for
                           this rank's outstanding request and tokens */
-  BAL__STEAL_BARRIER2, /* the final barrier posted */
+  BAL__STEAL_BARRIER,  /* the final barrier posted */
   BAL__STEAL_DONE      /* no message in flight: the run is over */
 } bal__steal_phase;
 

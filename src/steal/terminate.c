@@ -169,11 +169,11 @@ int bal__steal_term_step(bal_steal *s) {
   case BAL__STEAL_DRAINING:
     if (!s->outstanding && s->token_unacked == 0) {
       if ((rc = bal__tp_barrier_start(&s->tp)) != BAL_OK) return rc;
-      s->phase = BAL__STEAL_BARRIER2;
+      s->phase = BAL__STEAL_BARRIER;
       act = 1;
     }
     break;
-  case BAL__STEAL_BARRIER2:
+  case BAL__STEAL_BARRIER:
     if ((rc = bal__tp_barrier_test(&s->tp, &done_flag)) != BAL_OK) return rc;
     if (done_flag) {
       s->phase = BAL__STEAL_DONE;
