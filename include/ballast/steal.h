@@ -139,7 +139,7 @@ typedef int (*bal_steal_fn)(const void *input, size_t in_len, void *output, size
  * rank never run concurrently with each other; they may run concurrently
  * with the rank's task functions on worker threads. It must not call MPI
  * on the balancer's communicator nor any bal_steal_* function of the
- * balancer except bal_steal_stats_get().
+ * balancer except bal_steal_stats_get() and bal_steal_queued().
  */
 typedef void (*bal_steal_result_fn)(const void *result, size_t len, int status, void *arg);
 
@@ -338,8 +338,9 @@ BAL_API int bal_steal_spawn(bal_steal *s, const void *input, size_t len);
  * Number of tasks waiting in this rank's queue (not running), as a hint for
  * a task that splits its work on demand: a task that finds fewer than two
  * waiting may spawn part of its work, which the rank's other workers or a
- * thief can then take (a victim gives away part of its queue only when it
- * holds two tasks or more). The value may be stale by the time it is read.
+ * thief can then take (with steal_fraction below 1 a victim gives tasks
+ * away only when it holds two or more). The value may be stale by the time
+ * it is read.
  * @return the count (>= 0); BAL_EINVAL if s is NULL.
  * Thread-safety: safe, from any thread, during and outside a run.
  */
