@@ -525,8 +525,23 @@ static void fill_node(unsigned char *buf, const node *n) {
   for (int32_t j = 0; j < n->pad; j++) buf[sizeof *n + (size_t)j] = (unsigned char)(n->id >> (j % 8) * 8) ^ (unsigned char)j;
 }
 
+/* Set while a task runs on this thread: a result callback must never run
+ * inside a task (not even in a task's bal_steal_poll()). */
+static _Thread_local int in_spawn_task;
+
+static int spawn_task_body(const void *input, size_t in_len, void *output, size_t out_cap,
+                           size_t *out_len, void *arg);
+
 static int spawn_task(const void *input, size_t in_len, void *output, size_t out_cap,
                       size_t *out_len, void *arg) {
+  in_spawn_task = 1;
+  int rc = spawn_task_body(input, in_len, output, out_cap, out_len, arg);
+  in_spawn_task = 0;
+  return rc;
+}
+
+static int spawn_task_body(const void *input, size_t in_len, void *output, size_t out_cap,
+                           size_t *out_len, void *arg) {
   spawn_ctx *c = arg;
   node n;
   CHECK(in_len >= sizeof n);
@@ -535,7 +550,12 @@ static int spawn_task(const void *input, size_t in_len, void *output, size_t out
   const unsigned char *p = (const unsigned char *)input + sizeof n;
   for (int32_t j = 0; j < n.pad; j++) CHECK(p[j] == ((unsigned char)(n.id >> (j % 8) * 8) ^ (unsigned char)j));
   if (mix(n.id + 5) % 8 == 0) { /* some tasks take a while: thieves get a chance */
-    struct timespec ts = {0, (long)(mix(n.id + 6) % 300000)};
+    struct timespec ts = {0, (long)(mix(n.id + 6) % 150000)};
+    nanosleep(&ts, NULL);
+    /* POLL mode: the calling thread's task serves messages (results come
+     * home meanwhile, their callbacks wait); the other workers' may not. */
+    int prc = bal_steal_poll(c->s);
+    CHECK(prc == BAL_ENOTSUP || (prc == BAL_OK && mode == BAL_STEAL_PROGRESS_POLL));
     nanosleep(&ts, NULL);
   }
   int nc = node_children(&n);
@@ -576,6 +596,7 @@ static int spawn_task(const void *input, size_t in_len, void *output, size_t out
 
 static void spawn_result(const void *result, size_t len, int status, void *arg) {
   spawn_ctx *c = arg;
+  CHECK(!in_spawn_task);
   pthread_mutex_lock(&c->mu);
   if (status == 7 && len == 0) {
     c->fails++;
