@@ -210,7 +210,6 @@ static bool on_check(void *arg, uts_stack *st, const uts_counts *cnt) {
   t->last_nodes = cnt->nodes;
   if (now > c->o->max_nodes) atomic_store(&c->stop, true);
   if (atomic_load_explicit(&c->stop, memory_order_relaxed)) return false;
-  if (++t->checks % POLL_EVERY == 0) bal_steal_poll(c->s); /* BAL_ENOTSUP off POLL's thread */
   if (st->n >= 2 && bal_steal_queued(c->s) < 2) {
     int64_t h = st->n / 2;
     if (bal_steal_spawn(c->s, st->v, (size_t)h * sizeof *st->v) == BAL_OK) {
@@ -219,6 +218,8 @@ static bool on_check(void *arg, uts_stack *st, const uts_counts *cnt) {
       t->splits++;
     }
   }
+  /* After the split, so that a waiting thief finds the queue refilled. */
+  if (++t->checks % POLL_EVERY == 0) bal_steal_poll(c->s); /* BAL_ENOTSUP off POLL's thread */
   return true;
 }
 
