@@ -645,6 +645,8 @@ static void spawn_run(uint64_t seed) {
   cfg.seed = seed;
   cfg.workers = 1 + (int)(mix(seed + 1) % 3);
   cfg.sharing_group_size = 1 + (int)(mix(seed + 2) % 4);
+  /* A quarter of the runs: thieves take the victim's whole queue. */
+  if (mix(seed + 5) % 4 == 0) cfg.steal_fraction = 1.0;
   cfg.on_result = spawn_result;
   spawn_ctx c;
   memset(&c, 0, sizeof c);

@@ -46,6 +46,7 @@ typedef struct opts {
   uts_params prm;
   int64_t ranks, workers, max_nodes, baseline_nodes; /* baseline -1: the whole tree */
   const char *policy;
+  double steal_fraction;
   int progress; /* index in progress_names */
   uint64_t seed;
   bool json;
@@ -113,6 +114,7 @@ static int parse(int argc, char **argv, opts *o) {
   o->baseline_nodes = -1;
   o->policy = "smallworld";
   o->seed = 1;
+  o->steal_fraction = 0.5;
   int64_t depth = o->prm.depth, root_seed = o->prm.root_seed, m = o->prm.m, gran = o->prm.gran;
   const cli_flag flags[] = {
       CLI_SECTION("Tree (UTS's flags; the one-letter forms are accepted too):"),
@@ -148,6 +150,8 @@ static int parse(int argc, char **argv, opts *o) {
       CLI_CHOICE("--progress", "M", &o->progress, progress_names,
                  "poll (default: tasks serve MPI between nodes) or thread\n"
                  "(a progress thread per rank besides the workers)"),
+      CLI_DOUBLE("--steal-fraction", "F", &o->steal_fraction, 1e-9, 1,
+                 "share of a victim's waiting tasks taken per theft\n(default 0.5)"),
       CLI_UINT("--seed", "S", &o->seed, "victim-choice seed (default 1)"),
       CLI_CUSTOM("--baseline-nodes", "N", &o->baseline_nodes, parse_baseline,
                  "rank 0 first searches N nodes sequentially to measure the\n"
@@ -339,6 +343,7 @@ static void print_json(const opts *o, int p, const seq_out *seq, bool have_seq, 
   json_int(&j, "processors", (int64_t)p * o->workers);
   json_string(&j, "policy", o->policy);
   json_string(&j, "progress", progress_names[o->progress]);
+  json_double(&j, "steal_fraction", o->steal_fraction);
   json_uint(&j, "seed", o->seed);
   if (o->baseline_nodes < 0)
     json_string(&j, "baseline_nodes", "all");
@@ -456,6 +461,7 @@ int main(int argc, char **argv) {
   cfg.progress = o.progress == 0 ? BAL_STEAL_PROGRESS_POLL : BAL_STEAL_PROGRESS_THREAD;
   cfg.workers = (int)o.workers;
   cfg.seed = o.seed;
+  cfg.steal_fraction = o.steal_fraction;
   run_ctx c = {.o = &o};
   pthread_mutex_init(&c.mu, NULL);
   int rc = bal_steal_create(MPI_COMM_WORLD, &cfg, &c.s);
