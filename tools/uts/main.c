@@ -195,6 +195,7 @@ typedef struct run_ctx {
   uts_counts total; /* this rank's, summed at the end of each task */
   atomic_int_least64_t counted; /* nodes counted here, updated at checks */
   atomic_bool stop;             /* --max-nodes passed on this rank */
+  atomic_bool oom;              /* a task ran out of memory: its nodes are lost */
   int64_t splits;
 } run_ctx;
 
@@ -241,6 +242,7 @@ static int uts_task(const void *in, size_t in_len, void *out, size_t out_cap, si
     memcpy(&n, (const unsigned char *)in + (size_t)i * sizeof n, sizeof n);
     if (!uts_push(st, &n)) {
       free(stack.v);
+      atomic_store(&c->oom, true); /* a spawned task's status reaches no one */
       return BAL_ENOMEM;
     }
   }
@@ -255,6 +257,7 @@ static int uts_task(const void *in, size_t in_len, void *out, size_t out_cap, si
   c->splits += t.splits;
   pthread_mutex_unlock(&c->mu);
   free(stack.v);
+  if (rc < 0) atomic_store(&c->oom, true);
   return rc < 0 ? BAL_ENOMEM : 0; /* a stopped search is reported by the stop flag */
 }
 
@@ -490,11 +493,12 @@ int main(int argc, char **argv) {
   if (rank == 0 && bal_steal_result(c.s, 0, &d, &len, &st0) == BAL_OK && st0 != 0) status = 1;
   bal_steal_stats ss;
   bal_steal_stats_get(c.s, &ss);
-  int64_t mine[12] = {c.total.nodes, c.total.leaves, ss.spawned, ss.steal_attempts, ss.thefts,
+  int64_t mine[13] = {c.total.nodes, c.total.leaves, ss.spawned, ss.steal_attempts, ss.thefts,
                       ss.tasks_given, ss.results_routed, ss.messages_sent, ss.executed_stolen,
-                      ss.term_waves, c.splits, atomic_load(&c.stop) ? 1 : 0};
-  int64_t sum[12];
-  MPI_Reduce(mine, sum, 12, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+                      ss.term_waves, c.splits, atomic_load(&c.stop) ? 1 : 0,
+                      atomic_load(&c.oom) ? 1 : 0};
+  int64_t sum[13];
+  MPI_Reduce(mine, sum, 13, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   int64_t depth = c.total.max_depth, maxd = 0;
   MPI_Reduce(&depth, &maxd, 1, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
   double tm = b - a, tmax = 0, ws[2] = {ss.work_s, ss.idle_s}, wsum[2];
@@ -508,8 +512,9 @@ int main(int argc, char **argv) {
       fprintf(stderr, PROG ": the tree has more than %lld nodes (--max-nodes %lld): stopped\n",
               (long long)o.max_nodes, (long long)o.max_nodes);
       status = 1;
-    } else if (status) {
+    } else if (status || sum[12]) {
       fprintf(stderr, PROG ": a task ran out of memory\n");
+      status = 1;
     } else if (have_seq && seq.complete &&
                (seq.cnt.nodes != t.nodes || seq.cnt.leaves != t.leaves ||
                 seq.cnt.max_depth != t.max_depth)) {
