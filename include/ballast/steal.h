@@ -13,18 +13,26 @@
  * number of peers a rank ever talks to stays within the overlay degree.
  * A task's result travels back to the task's owner through the overlay
  * (bal_overlay_next_hop()), buffered per next hop so that results heading
- * the same way share messages. The run ends when every rank holds the
- * results of all its own tasks (detected with a non-blocking barrier).
+ * the same way share messages. A running task may also spawn child tasks
+ * (bal_steal_spawn()), stealable like the others, whose results come back
+ * to the spawning rank through a callback (bal_steal_config::on_result).
+ * The run ends when no task exists on any rank and every result has been
+ * delivered, detected with Mattern's four-counter method [Mattern 1987]
+ * (counts of task and result messages sent and received, summed by waves
+ * over a tree of the ranks).
  *
  * Threading: with #BAL_STEAL_PROGRESS_THREAD the thread that calls
  * bal_steal_run() makes all MPI calls (it serves steal requests and routes
- * results while tasks run) and the task function runs on one worker thread
- * that Ballast starts; MPI must be initialised with at least
- * MPI_THREAD_FUNNELED when bal_steal_run() is called from the main thread,
- * MPI_THREAD_SERIALIZED otherwise. With #BAL_STEAL_PROGRESS_POLL everything
- * runs on the calling thread (any thread level, SimGrid SMPI): messages are
- * served between tasks and whenever the task function calls
- * bal_steal_poll(). See docs/steal.md for the user guide.
+ * results while tasks run) and the task function runs on `workers` worker
+ * threads that Ballast starts (bal_steal_config::workers, default 1); MPI
+ * must be initialised with at least MPI_THREAD_FUNNELED when bal_steal_run()
+ * is called from the main thread, MPI_THREAD_SERIALIZED otherwise. With
+ * #BAL_STEAL_PROGRESS_POLL and one worker everything runs on the calling
+ * thread (any thread level, SimGrid SMPI): messages are served between
+ * tasks and whenever the task function calls bal_steal_poll(); with more
+ * workers the calling thread still makes every MPI call, but the extra
+ * worker threads need the thread level of THREAD mode. Worker threads never
+ * call MPI. See docs/steal.md for the user guide.
  *
  * This header needs <mpi.h> (compile with mpicc or the MPI include flags).
  * It exists only when Ballast was built with MPI (BALLAST_HAVE_STEAL in
@@ -105,14 +113,38 @@ typedef enum bal_steal_event {
  * @param arg     the `arg` given to bal_steal_run().
  * @return 0 on success; any other value marks the task failed and is
  *         reported to its owner as the task's status.
- * It runs on a Ballast worker thread in THREAD progress mode and must not
- * call MPI on the balancer's communicator.
+ * It runs on a Ballast worker thread in THREAD progress mode (and on any of
+ * the `workers` threads of a rank, concurrently with itself when workers >
+ * 1) and must not call MPI on the balancer's communicator. It may spawn
+ * tasks (bal_steal_spawn()) but not wait for them. With workers > 1, the
+ * bal_for() loops of concurrent tasks on one pool run one after the other
+ * (ballast/for.h): split the work with bal_steal_spawn() instead.
  */
 typedef int (*bal_steal_fn)(const void *input, size_t in_len, void *output, size_t out_cap,
                             size_t *out_len, void *arg);
 
+/**
+ * Result callback: receives the result of one task spawned on this rank
+ * (bal_steal_spawn()), exactly once, during bal_steal_run() on the rank
+ * that spawned it -- unless the result is empty (status 0 and no bytes),
+ * which is not delivered at all.
+ * @param result the result bytes (NULL when len is 0), valid only during
+ *               the call: copy what you keep.
+ * @param len    number of result bytes.
+ * @param status 0, the task function's non-zero return value, or one of
+ *               the statuses of bal_steal_result() (BAL_ERANGE, BAL_ENOMEM).
+ * @param arg    the `arg` given to bal_steal_run().
+ * It runs on the thread that called bal_steal_run() (the progress thread),
+ * never inside a task nor inside bal_steal_poll(), so the callbacks of one
+ * rank never run concurrently with each other; they may run concurrently
+ * with the rank's task functions on worker threads. It must not call MPI
+ * on the balancer's communicator nor any bal_steal_* function of the
+ * balancer except bal_steal_stats_get() and bal_steal_queued().
+ */
+typedef void (*bal_steal_result_fn)(const void *result, size_t len, int status, void *arg);
+
 /** Trace callback: see #bal_steal_event. Times are seconds since the start
- *  of the run on this rank. May be called from the worker thread and the
+ *  of the run on this rank. May be called from the worker threads and the
  *  progress thread concurrently. */
 typedef void (*bal_steal_trace_fn)(void *arg, bal_steal_event ev, double t0, double t1, int peer);
 
@@ -153,7 +185,24 @@ typedef struct bal_steal_config {
                                       0 (default) is 32 (all ranks if fewer) */
   bal_steal_trace_fn trace;      /**< optional event callback (default NULL) */
   void *trace_arg;               /**< passed to trace */
+  int workers;                   /**< task-executing threads per rank, >= 1 and
+                                      <= BAL_STEAL_MAX_WORKERS; default 1. They
+                                      share the rank's queue (no MPI between
+                                      them): each takes local work first, and the
+                                      rank steals remotely once its queue is
+                                      empty. THREAD mode starts `workers` threads;
+                                      POLL mode runs tasks on the calling thread
+                                      and starts workers - 1 more. workers > 1
+                                      needs the thread level of THREAD mode
+                                      (MPI_THREAD_FUNNELED from the main thread,
+                                      else MPI_THREAD_SERIALIZED) in both modes. */
+  bal_steal_result_fn on_result; /**< receives the results of tasks spawned on
+                                      this rank (bal_steal_spawn()); NULL (default)
+                                      discards them */
 } bal_steal_config;
+
+/** Largest bal_steal_config::workers. */
+#define BAL_STEAL_MAX_WORKERS 1024
 
 /** Statistics of the last run on this rank (bal_steal_stats_get()). */
 typedef struct bal_steal_stats {
@@ -175,8 +224,13 @@ typedef struct bal_steal_stats {
                                    pushes to: its overlay neighbours ("smallworld",
                                    "biased"), P - 1 ("random"), its group's other
                                    members ("sharing"), 0 ("none") */
-  double work_s;              /**< time spent in the task function */
-  double idle_s;              /**< time with no task to run before termination */
+  int64_t spawned;            /**< tasks spawned by this rank's tasks (bal_steal_spawn()) */
+  int64_t results_delivered;  /**< results of spawned tasks that came home here
+                                   (passed to on_result, or dropped if it is NULL) */
+  int64_t term_waves;         /**< termination-detection waves this rank took part in */
+  double work_s;              /**< time spent in the task function (summed over workers) */
+  double idle_s;              /**< time with no task to run before termination
+                                   (summed over workers) */
   double run_s;               /**< wall time of bal_steal_run() on this rank */
 } bal_steal_stats;
 
@@ -199,8 +253,10 @@ BAL_API int bal_steal_config_init(bal_steal_config *cfg);
  * aborting the job through the communicator's default handler.
  * @return BAL_OK; BAL_EINVAL if out is NULL, comm is MPI_COMM_NULL, MPI is
  *         not initialised, a field is out of range, policy is NULL or not
- *         a registered name (bal_steal_policy_name()), or THREAD progress was
- *         asked for under a thread level below MPI_THREAD_FUNNELED;
+ *         a registered name (bal_steal_policy_name()), or THREAD progress or
+ *         workers > 1 was asked for under a thread level below
+ *         MPI_THREAD_FUNNELED (from the main thread; else
+ *         MPI_THREAD_SERIALIZED);
  *         BAL_ENOMEM; BAL_EMPI if an MPI call failed.
  * Thread-safety: call from a thread allowed to make MPI calls.
  */
@@ -236,14 +292,17 @@ BAL_API int bal_steal_add_task(bal_steal *s, const void *input, size_t len, int6
 BAL_API int bal_steal_set_estimate(bal_steal *s, double work);
 
 /**
- * Execute all tasks of all ranks and gather every result at its owner.
- * Collective over the communicator; returns when the whole run has
- * terminated on every rank.
+ * Execute all tasks of all ranks, and every task they spawn, and gather
+ * every result at its owner (spawned tasks' results through
+ * bal_steal_config::on_result). Collective over the communicator; returns
+ * when the whole run has terminated on every rank: no task left anywhere
+ * and every result delivered.
  * @param fn      the task function.
  * @param max_out largest result a task may produce (bytes); a task that
  *                reports more gets status BAL_ERANGE and no result.
  * @param arg     passed to fn.
- * @return BAL_OK (task failures are per task: bal_steal_result());
+ * @return BAL_OK (task failures are per task: bal_steal_result(), or the
+ *         status given to on_result);
  *         BAL_EINVAL if s or fn is NULL or max_out >= INT_MAX - 64
  *         (checked before any communication); BAL_EBUSY if called from
  *         inside a task; BAL_ENOMEM, BAL_ESYS (worker thread), BAL_EMPI.
@@ -256,11 +315,47 @@ BAL_API int bal_steal_set_estimate(bal_steal *s, double work);
 BAL_API int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg);
 
 /**
+ * Spawn a task from inside a running task: the input is copied and the task
+ * is added to the back of this rank's queue, stealable like any task. Its
+ * result goes to bal_steal_config::on_result on this rank (the rank whose
+ * task spawned it, wherever it runs), exactly once, or nowhere when it is
+ * empty; spawned tasks have no id and bal_steal_result() does not see them.
+ * The run ends only when no task exists on any rank and every result has
+ * been delivered, so spawned tasks always run within the same
+ * bal_steal_run(). A task cannot wait for its children: they may run only
+ * after it returns (on this rank the last one spawned runs first), so
+ * combine their results in on_result, or in tasks they spawn in turn.
+ * @param s     the balancer whose task is running on the calling thread.
+ * @param input bytes of the child's input (may be NULL when len is 0).
+ * @param len   number of bytes, any size below INT_MAX - 64.
+ * @return BAL_OK; BAL_EINVAL if s is NULL, the calling thread is not running
+ *         a task of s, input is NULL with len > 0, or len >= INT_MAX - 64;
+ *         BAL_ENOMEM (the child does not exist; the task may go on).
+ * Thread-safety: only from a task function of s, on the thread running it;
+ * tasks on several workers of one rank may spawn concurrently.
+ */
+BAL_API int bal_steal_spawn(bal_steal *s, const void *input, size_t len);
+
+/**
+ * Number of tasks waiting in this rank's queue (not running), as a hint for
+ * a task that splits its work on demand: a task that finds fewer than two
+ * waiting may spawn part of its work, which the rank's other workers or a
+ * thief can then take (with steal_fraction below 1 a victim gives tasks
+ * away only when it holds two or more). The value may be stale by the time
+ * it is read.
+ * @return the count (>= 0); BAL_EINVAL if s is NULL.
+ * Thread-safety: safe, from any thread, during and outside a run.
+ */
+BAL_API int64_t bal_steal_queued(const bal_steal *s);
+
+/**
  * Serve pending messages (steal requests, results to forward) from inside a
  * task function in POLL progress mode, so long tasks do not delay others.
  * Call it every few milliseconds of task time; it never runs a task.
  * @return BAL_OK; BAL_EINVAL if s is NULL; BAL_ENOTSUP if not in POLL mode
- *         inside a task (it then does nothing); BAL_EMPI.
+ *         inside a task running on the thread that called bal_steal_run()
+ *         (the other workers' tasks get it too; it then does nothing);
+ *         BAL_EMPI.
  * Thread-safety: only from the task function on the rank's thread.
  */
 BAL_API int bal_steal_poll(bal_steal *s);

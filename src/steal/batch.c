@@ -86,7 +86,7 @@ int64_t bal__steal_unpack_tasks(bal_steal *s, const unsigned char *buf, size_t l
      * their front end is what its own thieves will take. */
     bal__steal_q_push_back(s, t);
   }
-  pthread_cond_signal(&s->work_cv);
+  pthread_cond_broadcast(&s->work_cv); /* several tasks for several workers */
   pthread_mutex_unlock(&s->mu);
   return rc == BAL_OK ? (int64_t)cnt : rc;
 }

@@ -1,6 +1,9 @@
-/* Executing one task, on the worker thread (THREAD mode) or between polls
- * on the progress thread (POLL mode). Tasks come from the back of the queue;
- * results go to the `done` list for the progress loop to deliver. */
+/* Executing one task, on a worker thread (THREAD mode, and the extra
+ * workers of POLL mode) or between polls on the progress thread (POLL
+ * mode's worker 0). Tasks come from the back of the queue; results go to
+ * the `done` list for the progress loop to deliver. Every worker has its
+ * own result buffer, so the rank's workers run tasks concurrently and meet
+ * only at s->mu (queue, done list, statistics). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,38 +13,70 @@
 #include "sim_bulk.h"
 #include "steal_internal.h"
 
-void bal__steal_run_task(bal_steal *s, bal__steal_task *t) {
+/* The worker thread whose task runs on this thread, for bal_steal_spawn()
+ * and bal_steal_poll(): a thread-local, since several workers of a rank
+ * (and of several balancers) run tasks at once. POLL mode's worker 0 is the
+ * progress thread and flags its task in s->in_task instead: under SimGrid
+ * SMPI every simulated rank runs on the same thread, so a thread-local
+ * would be shared by all of them (and overwritten by another rank's task
+ * whenever one blocks in MPI). Only real threads use `current`. */
+static _Thread_local bal__steal_worker *current;
+
+/* A task of another worker thread is running on this thread. */
+static bool on_worker_thread(const bal__steal_worker *w) {
+  return w && (w->index > 0 || w->s->mode == BAL_STEAL_PROGRESS_THREAD);
+}
+
+bool bal__steal_in_task(const bal_steal *s, bool *progress_thread) {
+  const bal__steal_worker *w = current;
+  *progress_thread = false;
+  if (on_worker_thread(w)) return w->s == s;
+  *progress_thread = true;
+  return s->mode == BAL_STEAL_PROGRESS_POLL && s->in_task;
+}
+
+void bal__steal_run_task(bal__steal_worker *w, bal__steal_task *t) {
+  bal_steal *s = w->s;
   size_t out_len = 0;
   int64_t a = bal__now_ns();
-  bool poll = s->mode == BAL_STEAL_PROGRESS_POLL;
   const unsigned char *input = t->len ? t->data : NULL;
   size_t kept = bal__steal_stored_len(t->len);
   int status = 0;
   if (kept < t->len) {
     /* SMPI build: the kept prefix, then the unstored bulk (sim_bulk.h), in
-     * one buffer reused from task to task (one task runs at a time). */
-    if (s->whole_cap < t->len) {
-      free(s->whole);
-      s->whole_cap = 0;
-      if ((s->whole = malloc(t->len)) != NULL) s->whole_cap = t->len;
+     * one buffer of this worker reused from task to task. */
+    if (w->whole_cap < t->len) {
+      free(w->whole);
+      w->whole_cap = 0;
+      if ((w->whole = malloc(t->len)) != NULL) w->whole_cap = t->len;
     }
-    if (s->whole) {
-      memcpy(s->whole, t->data, kept);
-      input = s->whole;
+    if (w->whole) {
+      memcpy(w->whole, t->data, kept);
+      input = w->whole;
     } else {
       status = BAL_ENOMEM;
     }
   }
   if (status == 0) {
-    if (poll) s->in_task = true;
-    status = s->fn(input, t->len, s->scratch, s->max_out, &out_len, s->arg);
-    if (poll) s->in_task = false;
+    bool poll = s->mode == BAL_STEAL_PROGRESS_POLL && w->index == 0;
+    bal__steal_worker *prev = current;
+    if (poll)
+      s->in_task = true;
+    else
+      current = w;
+    status = s->fn(input, t->len, w->scratch, s->max_out, &out_len, s->arg);
+    if (poll)
+      s->in_task = false;
+    else
+      current = prev;
   }
   int64_t b = bal__now_ns();
   if (status == 0 && out_len > s->max_out) status = BAL_ERANGE;
   if (status != 0) out_len = 0;
+  /* An empty result of a spawned task is not delivered at all. */
+  bool deliver = t->idx != BAL__STEAL_SPAWNED || status != 0 || out_len > 0;
   unsigned char *copy = NULL;
-  if (out_len > 0 && (copy = malloc(out_len)) != NULL) memcpy(copy, s->scratch, out_len);
+  if (out_len > 0 && (copy = malloc(out_len)) != NULL) memcpy(copy, w->scratch, out_len);
   if (out_len > 0 && !copy) {
     status = BAL_ENOMEM;
     out_len = 0;
@@ -56,34 +91,35 @@ void bal__steal_run_task(bal_steal *s, bal__steal_task *t) {
     s->st.executed_own++;
   else
     s->st.executed_stolen++;
-  if (s->ndone == s->capdone) {
+  if (deliver && s->ndone == s->capdone) {
     size_t cap = s->capdone ? 2 * s->capdone : 64;
     bal__steal_result *n = realloc(s->done, cap * sizeof *n);
     if (!n) {
-      /* Cannot queue the result: record the failure; the run would not
-       * terminate without it, so report it as the run's error. */
+      /* Cannot queue the result: the run would not terminate without it,
+       * so report it as the run's error. */
       s->err = BAL_ENOMEM;
       free(copy);
-      pthread_mutex_unlock(&s->mu);
-      return;
+      deliver = false;
+    } else {
+      s->done = n;
+      s->capdone = cap;
     }
-    s->done = n;
-    s->capdone = cap;
   }
-  s->done[s->ndone++] = (bal__steal_result){t->owner, status, t->idx, out_len, copy};
-  s->worker_busy = false;
+  if (deliver) s->done[s->ndone++] = (bal__steal_result){t->owner, status, t->idx, out_len, copy};
+  s->busy--;
   pthread_cond_signal(&s->prog_cv);
   pthread_mutex_unlock(&s->mu);
 }
 
 void *bal__steal_worker_main(void *arg) {
-  bal_steal *s = arg;
+  bal__steal_worker *w = arg;
+  bal_steal *s = w->s;
   pthread_mutex_lock(&s->mu);
   for (;;) {
     bal__steal_task t;
     if (bal__steal_q_pop_back(s, &t)) {
       pthread_mutex_unlock(&s->mu);
-      bal__steal_run_task(s, &t);
+      bal__steal_run_task(w, &t);
       pthread_mutex_lock(&s->mu);
       continue;
     }

@@ -1,5 +1,5 @@
-/* The local task queue, shared by the progress loop and the worker (callers
- * hold s->mu). Front = [qhead], back = [qtail-1]: the owner pushes and pops
+/* The local task queue, shared by the progress loop and the workers (callers
+ * hold s->mu; s->queued mirrors its size for bal_steal_queued()). Front = [qhead], back = [qtail-1]: the owner pushes and pops
  * the back (work-first), thieves take the front. */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -27,14 +27,22 @@ size_t bal__steal_q_size(const bal_steal *s) { return s->qtail - s->qhead; }
 
 /* ---- owner end ---- */
 
-void bal__steal_q_push_back(bal_steal *s, bal__steal_task t) { s->q[s->qtail++] = t; }
+static void publish(bal_steal *s) {
+  atomic_store_explicit(&s->queued, (int_least64_t)(s->qtail - s->qhead), memory_order_relaxed);
+}
 
-/* Pop from the back for local execution, marking the executor busy
- * (worker_busy, cleared when its result is queued); false if empty. */
+void bal__steal_q_push_back(bal_steal *s, bal__steal_task t) {
+  s->q[s->qtail++] = t;
+  publish(s);
+}
+
+/* Pop from the back for local execution, counting the task as running
+ * (s->busy, decremented when its result is queued); false if empty. */
 bool bal__steal_q_pop_back(bal_steal *s, bal__steal_task *t) {
   if (s->qtail == s->qhead) return false;
   *t = s->q[--s->qtail];
-  s->worker_busy = true;
+  s->busy++;
+  publish(s);
   return true;
 }
 
@@ -42,10 +50,14 @@ bool bal__steal_q_pop_back(bal_steal *s, bal__steal_task *t) {
 
 bal__steal_task *bal__steal_q_front(bal_steal *s, size_t i) { return &s->q[s->qhead + i]; }
 
-void bal__steal_q_drop_front(bal_steal *s, size_t n) { s->qhead += n; }
+void bal__steal_q_drop_front(bal_steal *s, size_t n) {
+  s->qhead += n;
+  publish(s);
+}
 
 void bal__steal_q_clear(bal_steal *s) {
   for (size_t i = s->qhead; i < s->qtail; i++)
     if (s->q[i].own_data) free(s->q[i].data);
   s->qhead = s->qtail = 0;
+  publish(s);
 }

@@ -1,5 +1,5 @@
-/* Results: a finished task's result is stored if this rank owns the task,
- * otherwise appended to the buffer of its next hop toward the owner
+/* Results: a finished task's result is stored if this rank owns the task
+ * (queued for the result callback if it is a spawned task), otherwise appended to the buffer of its next hop toward the owner
  * (bal_overlay_next_hop()), so that results heading the same way share
  * messages. A buffer is sent once full, once its oldest result is old, or
  * whenever this rank has no task to run. */
@@ -62,7 +62,7 @@ static int route_flush(bal_steal *s, int dest) {
     double t = bal__steal_secs(s, bal__now_ns());
     s->cfg.trace(s->cfg.trace_arg, BAL_STEAL_EV_ROUTE, t, t, dest);
   }
-  return bal__tp_send_msg(&s->tp, dest, BAL__STEAL_TAG_RESULTS, buf, len, 0);
+  return bal__steal_send_basic(s, dest, BAL__STEAL_TAG_RESULTS, buf, len, 0);
 }
 
 /* Append a result for another rank to the buffer of its next hop; takes data. */
@@ -109,6 +109,7 @@ static int route_append(bal_steal *s, int owner, int status, int64_t idx, size_t
 int bal__steal_deliver(bal_steal *s, int owner, int status, int64_t idx, size_t len,
                        unsigned char *data) {
   if (owner == s->rank) {
+    if (idx == BAL__STEAL_SPAWNED) return bal__steal_cb_push(s, status, len, data);
     store_own(s, status, idx, len, data);
     return BAL_OK;
   }

@@ -1,7 +1,7 @@
 /* bal_steal_run(): one progress loop per rank does all communication
- * (progress_once); tasks run on a worker thread (THREAD mode) or between
- * polls on the calling thread (POLL mode, where a task may also call
- * bal_steal_poll()). */
+ * (progress_once); tasks run on cfg.workers worker threads (THREAD mode) or
+ * between polls on the calling thread plus cfg.workers - 1 worker threads
+ * (POLL mode, where a task on the calling thread may call bal_steal_poll()). */
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,6 +25,7 @@ static int progress_once(bal_steal *s) {
     if (rc < 0) return rc;
     if (rc == 0) break;
     act = 1;
+    if (bal__steal_is_basic(tag, buf, len)) s->basic_recv++; /* Mattern's counters (terminate.c) */
     if (tag == BAL__STEAL_TAG_REQ)
       rc = bal__steal_handle_request(s, src);
     else if (tag == BAL__STEAL_TAG_TASKS)
@@ -33,6 +34,8 @@ static int progress_once(bal_steal *s) {
       rc = bal__steal_handle_results(s, buf, len);
     else if (tag == BAL__STEAL_TAG_PUSH || tag == BAL__STEAL_TAG_TOKEN || tag == BAL__STEAL_TAG_TOKEN_ACK)
       rc = bal__steal_sharing_handle(s, src, tag, buf, len);
+    else if (tag == BAL__STEAL_TAG_WAVE_UP || tag == BAL__STEAL_TAG_WAVE_DOWN)
+      rc = bal__steal_term_handle(s, src, tag, buf, len);
     else
       rc = BAL_EMPI;
     free(buf);
@@ -46,7 +49,7 @@ static int progress_once(bal_steal *s) {
   s->done = NULL;
   s->ndone = s->capdone = 0;
   bool empty = bal__steal_q_size(s) == 0;
-  bool idle = empty && !s->worker_busy;
+  bool idle = empty && s->busy == 0;
   pthread_mutex_unlock(&s->mu);
   if (werr) {
     for (size_t i = 0; i < ndone; i++) free(done[i].data);
@@ -63,6 +66,7 @@ static int progress_once(bal_steal *s) {
   free(done);
   if (rc != BAL_OK) return rc;
   if (ndone) act = 1;
+  if (bal__steal_cb_drain(s)) act = 1;
 
   int64_t now = bal__now_ns();
   if ((rc = bal__steal_if_due(s, empty, now)) < 0) return rc;
@@ -83,10 +87,12 @@ static int progress_once(bal_steal *s) {
 
 int bal_steal_poll(bal_steal *s) {
   if (!s) return BAL_EINVAL;
-  if (s->mode != BAL_STEAL_PROGRESS_POLL || !s->in_task) return BAL_ENOTSUP;
-  s->in_task = false; /* a task function calling bal_steal_run() is refused */
+  /* Only the progress thread's own task (POLL mode's worker 0) may poll. */
+  bool progress_thread = false;
+  if (!bal__steal_in_task(s, &progress_thread) || !progress_thread) return BAL_ENOTSUP;
+  s->in_poll = true; /* result callbacks wait until the task has returned */
   int rc = progress_once(s);
-  s->in_task = true;
+  s->in_poll = false;
   return rc < 0 ? rc : BAL_OK;
 }
 
@@ -97,9 +103,12 @@ int bal_steal_poll(bal_steal *s) {
  * later costs its thieves one empty reply's delay, no more. */
 static int64_t idle_nap(bal_steal *s) {
   int64_t first = (int64_t)(s->cfg.poll_interval_s * 1e9);
-  /* After barrier 1 all work is done and only the final barrier is left:
+  /* Once the waves found no work left only the final barrier is left:
    * every rank is at it, briefly, so poll at full speed to end sooner. */
   if (!bal__steal_tasks_open(s)) return first;
+  /* Waiting for the answer to its own steal request, a rank polls at full
+   * speed: the reply may bring work, and sleeping through it is idle time. */
+  if (s->outstanding) return first;
   int64_t cap = (int64_t)(s->cfg.backoff_max_s * 1e9);
   if (cap < first) cap = first;
   s->idle_nap = s->idle_nap ? 2 * s->idle_nap : first;
@@ -107,7 +116,17 @@ static int64_t idle_nap(bal_steal *s) {
   return s->idle_nap;
 }
 
-static int run_poll(bal_steal *s) {
+/* Wait on cv (mu held) for at most ns nanoseconds. */
+static void wait_ns(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t ns) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  int64_t t = (int64_t)ts.tv_nsec + ns;
+  ts.tv_sec += (time_t)(t / 1000000000);
+  ts.tv_nsec = (long)(t % 1000000000);
+  pthread_cond_timedwait(cv, mu, &ts);
+}
+
+static int poll_loop(bal_steal *s) {
   s->idle_nap = 0;
   while (s->phase != BAL__STEAL_DONE) {
     int act = progress_once(s);
@@ -118,16 +137,26 @@ static int run_poll(bal_steal *s) {
     pthread_mutex_unlock(&s->mu);
     if (got || act) s->idle_nap = 0;
     if (got) {
-      bal__steal_run_task(s, &t);
+      bal__steal_run_task(&s->wk[0], &t);
       continue;
     }
     if (!act) {
       int64_t a = bal__now_ns();
       int64_t nap = idle_nap(s);
-      if (nap > 0) bal__sleep_ns(nap);
+      if (nap > 0 && s->cfg.workers > 1) {
+        /* Another worker may spawn a task for this thread at any moment:
+         * wait for the signal rather than sleep through it. */
+        pthread_mutex_lock(&s->mu);
+        if (bal__steal_q_size(s) == 0) wait_ns(&s->work_cv, &s->mu, nap);
+        pthread_mutex_unlock(&s->mu);
+      } else if (nap > 0) {
+        bal__sleep_ns(nap);
+      }
       if (bal__steal_tasks_open(s)) {
         int64_t b = bal__now_ns();
+        pthread_mutex_lock(&s->mu);
         s->st.idle_s += (double)(b - a) * 1e-9;
+        pthread_mutex_unlock(&s->mu);
         if (s->cfg.trace)
           s->cfg.trace(s->cfg.trace_arg, BAL_STEAL_EV_IDLE, bal__steal_secs(s, a),
                        bal__steal_secs(s, b), -1);
@@ -137,10 +166,43 @@ static int run_poll(bal_steal *s) {
   return BAL_OK;
 }
 
+/* Stop the worker threads started from `first` on, and wait for them. */
+static void stop_workers(bal_steal *s, int first) {
+  pthread_mutex_lock(&s->mu);
+  s->stop = true;
+  pthread_cond_broadcast(&s->work_cv);
+  pthread_mutex_unlock(&s->mu);
+  for (int i = first; i < s->cfg.workers; i++)
+    if (s->wk[i].started) {
+      pthread_join(s->wk[i].th, NULL);
+      s->wk[i].started = false;
+    }
+}
+
+/* Start worker threads first .. cfg.workers - 1; BAL_ESYS (and none left
+ * running) if one cannot be created. */
+static int start_workers(bal_steal *s, int first) {
+  for (int i = first; i < s->cfg.workers; i++) {
+    if (pthread_create(&s->wk[i].th, NULL, bal__steal_worker_main, &s->wk[i]) != 0) {
+      stop_workers(s, first);
+      return BAL_ESYS;
+    }
+    s->wk[i].started = true;
+  }
+  return BAL_OK;
+}
+
+static int run_poll(bal_steal *s) {
+  int rc = start_workers(s, 1);
+  if (rc != BAL_OK) return rc;
+  rc = poll_loop(s);
+  stop_workers(s, 1);
+  return rc;
+}
+
 static int run_thread(bal_steal *s) {
-  pthread_t th;
-  if (pthread_create(&th, NULL, bal__steal_worker_main, s) != 0) return BAL_ESYS;
-  int rc = BAL_OK;
+  int rc = start_workers(s, 0);
+  if (rc != BAL_OK) return rc;
   while (s->phase != BAL__STEAL_DONE) {
     int act = progress_once(s);
     if (act < 0) {
@@ -149,28 +211,39 @@ static int run_thread(bal_steal *s) {
     }
     if (!act) {
       pthread_mutex_lock(&s->mu);
-      if (s->ndone == 0 && s->cfg.poll_interval_s > 0) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        long ns = ts.tv_nsec + (long)(s->cfg.poll_interval_s * 1e9);
-        ts.tv_sec += ns / 1000000000L;
-        ts.tv_nsec = ns % 1000000000L;
-        pthread_cond_timedwait(&s->prog_cv, &s->mu, &ts);
-      }
+      if (s->ndone == 0 && s->cfg.poll_interval_s > 0)
+        wait_ns(&s->prog_cv, &s->mu, (int64_t)(s->cfg.poll_interval_s * 1e9));
       pthread_mutex_unlock(&s->mu);
     }
   }
-  pthread_mutex_lock(&s->mu);
-  s->stop = true;
-  pthread_cond_signal(&s->work_cv);
-  pthread_mutex_unlock(&s->mu);
-  pthread_join(th, NULL);
+  stop_workers(s, 0);
   return rc;
+}
+
+/* The run's workers and their result buffers; BAL_ENOMEM. */
+static int alloc_workers(bal_steal *s, size_t max_out) {
+  s->wk = calloc((size_t)s->cfg.workers, sizeof *s->wk);
+  if (!s->wk) return BAL_ENOMEM;
+  for (int i = 0; i < s->cfg.workers; i++) {
+    s->wk[i].s = s;
+    s->wk[i].index = i;
+    if (!(s->wk[i].scratch = malloc(max_out ? max_out : 1))) return BAL_ENOMEM;
+  }
+  return BAL_OK;
+}
+
+static void free_workers(bal_steal *s) {
+  for (int i = 0; s->wk && i < s->cfg.workers; i++) {
+    free(s->wk[i].scratch);
+    free(s->wk[i].whole);
+  }
+  free(s->wk);
+  s->wk = NULL;
 }
 
 int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg) {
   if (!s || !fn || max_out >= (size_t)INT_MAX - 64) return BAL_EINVAL;
-  if (s->in_task || s->running) return BAL_EBUSY;
+  if (s->running) return BAL_EBUSY;
   if (s->ran) bal__steal_new_phase(s);
   int rc = BAL_ENOMEM;
   int64_t n = s->own_n;
@@ -179,16 +252,16 @@ int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg) {
   s->res_len = calloc(nn, sizeof *s->res_len);
   s->res_status = calloc(nn, sizeof *s->res_status);
   s->res_have = calloc(nn, 1);
-  s->scratch = malloc(max_out ? max_out : 1);
+  int wrc = alloc_workers(s, max_out);
   pthread_mutex_lock(&s->mu);
   int qrc = bal__steal_q_reserve(s, (size_t)n);
   pthread_mutex_unlock(&s->mu);
-  if (!s->res_data || !s->res_len || !s->res_status || !s->res_have || !s->scratch || qrc) {
-    /* Every rank must take part in the barriers; a rank that cannot even
-     * start reports the error, the others would wait: MPI_Abort is the
-     * application's call, so fail before any message is sent. */
-    free(s->scratch);
-    s->scratch = NULL;
+  if (!s->res_data || !s->res_len || !s->res_status || !s->res_have || wrc || qrc) {
+    /* Every rank must take part in the termination waves; a rank that
+     * cannot even start reports the error, the others would wait:
+     * MPI_Abort is the application's call, so fail before any message is
+     * sent. */
+    free_workers(s);
     bal__steal_free_results(s);
     return rc;
   }
@@ -201,8 +274,7 @@ int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg) {
   if (s->victim->shares) {
     /* Collective: the groups of this run, from everyone's estimate. */
     if ((rc = bal__steal_sharing_start(s)) != BAL_OK) {
-      free(s->scratch);
-      s->scratch = NULL;
+      free_workers(s);
       bal__steal_free_results(s);
       return rc;
     }
@@ -219,8 +291,9 @@ int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg) {
   s->outstanding = false;
   s->backoff = 0;
   s->stop = false;
-  s->worker_busy = false;
+  s->busy = 0;
   s->err = 0;
+  bal__steal_term_start(s);
   s->running = true;
   s->t0 = bal__now_ns();
   s->next_steal = s->t0;
@@ -231,8 +304,8 @@ int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg) {
   s->st.messages_sent = s->tp.messages;
   s->st.bytes_sent = (size_t)s->tp.bytes;
   s->st.peers_contacted = s->tp.npeers;
-  free(s->scratch);
-  s->scratch = NULL;
+  free_workers(s);
+  bal__steal_cb_clear(s); /* left over only after an error */
   bal__steal_sharing_free(s); /* groups are per run; a token held here ends with it */
   pthread_mutex_lock(&s->mu);
   bal__steal_q_clear(s);

@@ -20,8 +20,9 @@
  *
  * Termination. A token's arrival is acknowledged, and a rank enters the
  * final barrier only once its tokens are acknowledged (terminate.c), so no
- * token is in flight when a run ends. From barrier 1 on, a token is kept
- * by whoever holds it and dropped at the end of the run. */
+ * token is in flight when a run ends. Once the termination waves have
+ * found no work left, a token is kept by whoever holds it and dropped at
+ * the end of the run. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,7 +156,7 @@ static int distribute(bal_steal *s, int64_t *loads) {
     loads[s->gpos] -= took;
     loads[j] += took;
     pthread_mutex_unlock(&s->mu);
-    int rc = bal__tp_send_msg(&s->tp, s->group[j], BAL__STEAL_TAG_PUSH, buf, bytes, bulk);
+    int rc = bal__steal_send_basic(s, s->group[j], BAL__STEAL_TAG_PUSH, buf, bytes, bulk);
     if (rc != BAL_OK) return rc;
     moved = 1;
     pthread_mutex_lock(&s->mu);

@@ -32,6 +32,7 @@ int bal_steal_config_init(bal_steal_config *cfg) {
   cfg->poll_interval_s = 0.0001;
   cfg->backoff_max_s = 0.002;
   cfg->latency_bias = 1.0;
+  cfg->workers = 1;
   return BAL_OK;
 }
 
@@ -42,9 +43,10 @@ static bool config_valid(const bal_steal_config *c) {
           c->progress == BAL_STEAL_PROGRESS_POLL) &&
          (c->overlay_degree == 0 || c->overlay_degree >= 2) && isfinite(c->overlay_exponent) &&
          isfinite(c->steal_fraction) && c->steal_fraction > 0.0 && c->steal_fraction <= 1.0 &&
-         c->route_buffer_bytes >= 1 && bal__finite_nonneg(c->route_flush_s) &&
-         c->route_flush_s <= 3600.0 && bal__finite_nonneg(c->poll_interval_s) &&
-         c->poll_interval_s <= 1.0 && bal__finite_nonneg(c->backoff_max_s) && c->backoff_max_s <= 60.0;
+         c->route_buffer_bytes >= 1 && c->workers >= 1 && c->workers <= BAL_STEAL_MAX_WORKERS &&
+         bal__finite_nonneg(c->route_flush_s) && c->route_flush_s <= 3600.0 &&
+         bal__finite_nonneg(c->poll_interval_s) && c->poll_interval_s <= 1.0 &&
+         bal__finite_nonneg(c->backoff_max_s) && c->backoff_max_s <= 60.0;
 }
 
 static int default_degree(int p) {
@@ -71,7 +73,9 @@ int bal_steal_create(MPI_Comm comm, const bal_steal_config *cfg, bal_steal **out
   bool thread_ok = provided >= MPI_THREAD_SERIALIZED || (provided == MPI_THREAD_FUNNELED && is_main);
   bal_steal_progress mode = c.progress;
   if (mode == BAL_STEAL_PROGRESS_AUTO) mode = thread_ok ? BAL_STEAL_PROGRESS_THREAD : BAL_STEAL_PROGRESS_POLL;
-  if (mode == BAL_STEAL_PROGRESS_THREAD && !thread_ok) return BAL_EINVAL;
+  /* Extra worker threads never call MPI, but they exist: MPI_THREAD_SINGLE
+   * promises there is only one thread. */
+  if ((mode == BAL_STEAL_PROGRESS_THREAD || c.workers > 1) && !thread_ok) return BAL_EINVAL;
 
   bal_steal *s = calloc(1, sizeof *s);
   if (!s) return BAL_ENOMEM;
@@ -216,7 +220,8 @@ void bal_steal_destroy(bal_steal *s) {
   free(s->rb);
   free(s->active);
   free(s->next_hop);
-  free(s->whole);
+  bal__steal_cb_clear(s);
+  free(s->cbq);
   free(s->victim_state);
   bal__steal_sharing_free(s);
   bal_overlay_destroy(s->ov);

@@ -10,17 +10,19 @@
  *                victim_biased.c (sharing's entry is in sharing.c)
  *   route.c      results: stored at home or routed per next hop
  *   sharing.c    the "sharing" baseline: groups, master token, pushes
- *   terminate.c  termination: the two tree barriers
- *   exec.c       executing one task (worker thread or polling thread)
+ *   terminate.c  termination: Mattern's four-counter waves, then a barrier
+ *   exec.c       executing one task (worker threads or polling thread)
+ *   spawn.c      tasks spawned by tasks, the result callback's queue
  *   run.c        bal_steal_run(): progress loop, THREAD and POLL modes
  *   transport.c  MPI messages, the tree barrier, the test hook (transport.h)
  *
  * The life of a task. bal_steal_add_task() (steal.c) copies the input into
  * s->own_in[id] at its owner. bal_steal_run() (run.c) pushes every own task
  * onto the back of the queue (bal__steal_q_push_back, queue.c) and starts
- * the progress loop (progress_once). The owner's executor -- the worker
- * thread (bal__steal_worker_main, exec.c) or the POLL loop (run_poll) --
- * pops tasks from the back (bal__steal_q_pop_back). Meanwhile an idle rank
+ * the progress loop (progress_once). The owner's executors -- its worker
+ * threads (bal__steal_worker_main, exec.c) and, in POLL mode, the calling
+ * thread's loop (poll_loop) -- pop tasks from the back
+ * (bal__steal_q_pop_back). Meanwhile an idle rank
  * asks a victim chosen by its policy (bal__steal_if_due in theft.c, calling
  * s->victim->pick); the victim's loop answers in bal__steal_handle_request,
  * which packs tasks from the front of its queue (bal__steal_pack_front,
@@ -35,20 +37,32 @@
  * (bal_overlay_next_hop(), or the owner itself without an overlay), sent
  * by bal__steal_route_flush_due and forwarded by every rank on the way
  * (bal__steal_handle_results -> bal__steal_deliver) until it is stored at
- * home. When all of its results are home a rank enters termination
- * (bal__steal_term_step, terminate.c); after the run bal_steal_result()
- * (steal.c) reads the result until the next phase starts.
+ * home; after the run bal_steal_result() (steal.c) reads the result until
+ * the next phase starts.
+ *
+ * The life of a spawned task. A task function calls bal_steal_spawn()
+ * (spawn.c) on the thread running it (exec.c tells whether that thread runs
+ * a task of the balancer): the input is copied and pushed at the back of
+ * the queue with owner = this rank and idx = BAL__STEAL_SPAWNED, so it is
+ * popped, stolen and run like any task. Its result, unless empty, travels
+ * home the same way and bal__steal_deliver queues it in s->cbq; the
+ * progress loop, outside any task, passes it to cfg.on_result
+ * (bal__steal_cb_drain). Termination (terminate.c) does not rely on owners:
+ * waves sum the task and result messages every rank sent and received while
+ * it was passive, until two waves prove that nothing is left anywhere.
  *
  * One progress loop per rank (progress_once) does all communication: it
  * answers steal requests from the front of the task queue, sends a steal
  * request when the queue runs dry, routes finished results toward their
  * owners (buffered per next hop) and drives termination. Tasks run either
  * on a worker thread (THREAD mode) or between polls on the same thread
- * (POLL mode), always from the back of the queue (work-first). */
+ * (POLL mode), always from the back of the queue (work-first). With
+ * cfg.workers > 1 several threads pop the same queue under s->mu. */
 #ifndef BALLAST_STEAL_STEAL_INTERNAL_H
 #define BALLAST_STEAL_STEAL_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -65,8 +79,13 @@ enum {
   BAL__STEAL_TAG_RESULTS = 3,  /* routed results */
   BAL__STEAL_TAG_PUSH = 4,     /* sharing: tasks pushed by the token holder */
   BAL__STEAL_TAG_TOKEN = 5,    /* sharing: the group's master token */
-  BAL__STEAL_TAG_TOKEN_ACK = 6 /* sharing: the token arrived (see terminate.c) */
+  BAL__STEAL_TAG_TOKEN_ACK = 6, /* sharing: the token arrived (see terminate.c) */
+  BAL__STEAL_TAG_WAVE_UP = 7,   /* termination wave: counters toward the root */
+  BAL__STEAL_TAG_WAVE_DOWN = 8  /* termination wave: the root's verdict */
 };
+
+/* The idx of a spawned task: no id, its result goes to cfg.on_result. */
+#define BAL__STEAL_SPAWNED ((int64_t)-1)
 
 typedef struct bal__steal_task {
   int owner;
@@ -99,14 +118,14 @@ typedef struct bal__steal_route_buf {
   int64_t n;
 } bal__steal_route_buf;
 
-/* Where a rank is in a run (terminate.c). The order matters: until all of
- * the run's results are home (DRAINING) tasks may still move. */
+/* Where a rank is in a run (terminate.c). The order matters: until the
+ * waves have proved that no task and no result is left (DRAINING) tasks
+ * may still move. */
 typedef enum bal__steal_phase {
-  BAL__STEAL_WORKING,  /* running and stealing; own results not all home */
-  BAL__STEAL_BARRIER1, /* own results home, barrier 1 posted; still serving */
-  BAL__STEAL_DRAINING, /* every result of the run home; waiting for this
-                          rank's outstanding request and tokens */
-  BAL__STEAL_BARRIER2, /* barrier 2 posted */
+  BAL__STEAL_WORKING,  /* running, stealing, taking part in waves */
+  BAL__STEAL_DRAINING, /* no task and no result left anywhere; waiting for
+                          this rank's outstanding request and tokens */
+  BAL__STEAL_BARRIER,  /* the final barrier posted */
   BAL__STEAL_DONE      /* no message in flight: the run is over */
 } bal__steal_phase;
 
@@ -132,6 +151,18 @@ typedef struct bal__steal_victim {
 /* The registered policy called name, or NULL. */
 const bal__steal_victim *bal__steal_victim_find(const char *name);
 
+/* One task-executing thread of a rank (exec.c): its own result buffer. In
+ * POLL mode worker 0 is the thread that called bal_steal_run(). */
+typedef struct bal__steal_worker {
+  bal_steal *s;
+  int index;
+  pthread_t th;
+  bool started;
+  unsigned char *scratch; /* max_out bytes for the task function's result */
+  unsigned char *whole;   /* SMPI builds: a whole task input (exec.c) */
+  size_t whole_cap;
+} bal__steal_worker;
+
 struct bal_steal {
   bal_steal_config cfg; /* cfg.policy points to victim->name */
   const bal__steal_victim *victim;
@@ -153,7 +184,7 @@ struct bal_steal {
   bool has_estimate; /* bal_steal_set_estimate() was called for the next run */
   double estimate;
   bool running;
-  bool in_task;
+  bool in_task; /* POLL mode: the progress thread is inside a task (exec.c) */
 
   /* own results */
   unsigned char **res_data;
@@ -162,24 +193,27 @@ struct bal_steal {
   unsigned char *res_have;
   int64_t own_home;
 
-  /* queue shared with the worker: front = [qhead], back = [qtail-1] */
+  /* queue shared with the workers: front = [qhead], back = [qtail-1] */
   pthread_mutex_t mu;
   pthread_cond_t work_cv, prog_cv;
   bal__steal_task *q;
   size_t qhead, qtail, qcap;
-  bal__steal_result *done; /* finished by the worker, not yet handled */
+  atomic_int_least64_t queued; /* qtail - qhead, readable without mu */
+  bal__steal_result *done; /* finished by a worker, not yet handled */
   size_t ndone, capdone;
-  bool worker_busy, stop;
-  int err; /* first error seen by the worker */
+  int busy; /* tasks popped and not finished (running) */
+  bool stop;
+  int err; /* first error seen by a worker */
+  bal__steal_worker *wk; /* cfg.workers of them during a run */
 
   /* run state (progress thread only) */
   bal_steal_fn fn;
   size_t max_out;
   void *arg;
-  unsigned char *scratch;
-  unsigned char *whole; /* SMPI builds: a whole task input (exec.c) */
-  size_t whole_cap;
   bal__steal_phase phase;
+  bool in_poll; /* inside bal_steal_poll(): result callbacks wait */
+  bal__steal_result *cbq; /* spawned tasks' results for cfg.on_result */
+  size_t ncbq, capcbq;
   bool outstanding; /* a steal request awaits its reply */
   int64_t t_req, next_steal, backoff, t0;
   int64_t idle_nap; /* POLL mode: current sleep of the idle loop (ns), 0 after activity */
@@ -195,12 +229,20 @@ struct bal_steal {
   int64_t token_release; /* when a held token may be passed on */
   bool token_waited;     /* this visit of the token already waited out a quiet lap */
   int token_unacked;     /* tokens sent from here whose arrival is not yet acknowledged */
+
+  /* termination (terminate.c): Mattern's counters and the current wave */
+  int64_t basic_sent, basic_recv; /* task and result messages, this run */
+  int64_t wave;                   /* the wave this rank is in, from 1 */
+  int wave_children;              /* children's reports of this wave received */
+  bool wave_reported;             /* this rank's report of this wave is sent */
+  int64_t wave_s, wave_r;         /* sums of the children's reports */
+  int64_t wave_prev_r;            /* root: R of the previous wave, -1 before */
 };
 
 /* Tasks may still move between ranks (steal replies carry tasks, sharing
  * pushes): not every result of the run is home yet. */
 static inline bool bal__steal_tasks_open(const bal_steal *s) {
-  return s->phase == BAL__STEAL_WORKING || s->phase == BAL__STEAL_BARRIER1;
+  return s->phase == BAL__STEAL_WORKING;
 }
 
 /* Seconds since the start of the run, for the trace callback. */
@@ -283,14 +325,36 @@ int bal__steal_route_flush_due(bal_steal *s, bool idle, int64_t now);
 
 /* ---- terminate.c ---- */
 
+/* Start the run's termination state (every rank, before any message). */
+void bal__steal_term_start(bal_steal *s);
 /* Advance termination (s->phase); returns 1 if it moved, 0 if not, or a
  * negative error. */
 int bal__steal_term_step(bal_steal *s);
+/* A wave message (BAL__STEAL_TAG_WAVE_UP or _DOWN). */
+int bal__steal_term_handle(bal_steal *s, int src, int tag, const unsigned char *buf, size_t len);
+/* Whether a received message is a basic message of Mattern's method
+ * (results, or a task message with tasks). */
+bool bal__steal_is_basic(int tag, const void *buf, size_t len);
+/* Send a basic message of Mattern's method (tasks or results): counted. */
+int bal__steal_send_basic(bal_steal *s, int dest, int tag, void *buf, size_t len, size_t bulk);
 
-/* ---- exec.c: executing one task (worker thread or polling thread) ---- */
+/* ---- exec.c: executing one task (worker threads or polling thread) ---- */
 
-void bal__steal_run_task(bal_steal *s, bal__steal_task *t);
-/* The THREAD-mode worker (pthread start routine, arg is the balancer). */
+void bal__steal_run_task(bal__steal_worker *w, bal__steal_task *t);
+/* A worker thread (pthread start routine, arg is its bal__steal_worker). */
 void *bal__steal_worker_main(void *arg);
+/* Whether the calling thread runs a task of s; *progress_thread tells
+ * whether it is s's progress thread (POLL mode's worker 0). */
+bool bal__steal_in_task(const bal_steal *s, bool *progress_thread);
+
+/* ---- spawn.c: spawned tasks' results ---- */
+
+/* Queue a spawned task's result for cfg.on_result; takes data. */
+int bal__steal_cb_push(bal_steal *s, int status, size_t len, unsigned char *data);
+/* Pass the queued results to cfg.on_result (progress thread, outside any
+ * task and bal_steal_poll()); returns 1 if any, else 0. */
+int bal__steal_cb_drain(bal_steal *s);
+/* Free the queued results (end of a run, errors). */
+void bal__steal_cb_clear(bal_steal *s);
 
 #endif

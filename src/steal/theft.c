@@ -19,13 +19,20 @@ int bal__steal_handle_request(bal_steal *s, int src) {
   if (bal__steal_tasks_open(s) && s->victim->steals) {
     k = (size_t)((double)n * s->cfg.steal_fraction);
     if (k == 0 && n >= 2) k = 1;
+    /* A victim running nothing keeps one task (steal_fraction 1 would give
+     * it all): two idle ranks could otherwise pass the same tasks back and
+     * forth forever, each answering the other's request in the loop that
+     * received them, before running any. */
+    if (k == n && n > 0 && s->busy == 0) k = n - 1;
   }
   unsigned char *buf;
   size_t bytes, bulk;
   int64_t took = bal__steal_pack_front(s, k, &buf, &bytes, &bulk);
   pthread_mutex_unlock(&s->mu);
   if (took < 0) return (int)took;
-  return bal__tp_send_msg(&s->tp, src, BAL__STEAL_TAG_TASKS, buf, bytes, bulk);
+  /* An empty reply carries no work: a control message, not counted. */
+  if (took == 0) return bal__tp_send_msg(&s->tp, src, BAL__STEAL_TAG_TASKS, buf, bytes, bulk);
+  return bal__steal_send_basic(s, src, BAL__STEAL_TAG_TASKS, buf, bytes, bulk);
 }
 
 int bal__steal_handle_tasks(bal_steal *s, int src, const unsigned char *buf, size_t len) {

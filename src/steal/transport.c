@@ -8,6 +8,9 @@
 
 #include <ballast/error.h>
 
+#include "core/clock.h"
+#include "core/rng.h"
+
 /* Tags of the barrier's messages and of simulated bulk (SMPI builds); the
  * balancer's own tags are small. */
 enum { TAG_BAR_UP = 0x7101, TAG_BAR_DOWN = 0x7102, TAG_BULK = 0x7103 };
@@ -115,6 +118,10 @@ int bal__tp_send_msg(bal__tp *tp, int dest, int tag, void *buf, size_t len, size
   return BAL_OK;
 }
 
+int bal__tp_send_ctl(bal__tp *tp, int dest, int tag, void *buf, size_t len) {
+  return post_send(tp, dest, tag, buf, len);
+}
+
 int bal__tp_allgather(bal__tp *tp, const void *mine, size_t bytes, void *all) {
   if (bytes > INT_MAX) return BAL_ERANGE;
   if (fault(tp) || MPI_Allgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE,
@@ -155,6 +162,8 @@ int bal__tp_recv_msg(bal__tp *tp, int *src, int *tag, void **buf, size_t *len) {
       free(b);
       return BAL_EMPI;
     }
+    if (tp->delay_max_ns > 0)
+      bal__sleep_ns((int64_t)(bal__splitmix64(&tp->delay_rng) % (uint64_t)(tp->delay_max_ns + 1)));
     if (st.MPI_TAG == TAG_BAR_UP || st.MPI_TAG == TAG_BAR_DOWN) {
       int64_t e = 0;
       if (count != (int)sizeof e) {

@@ -36,6 +36,11 @@ typedef struct bal__tp {
    * and the call that brings it to 0 fails with BAL_EMPI without reaching
    * MPI, so tests can walk every error path (tests/mpi/test_steal.c). */
   int64_t fail_countdown;
+  /* Test hook, off when 0: every message received waits a uniformly drawn
+   * 0 .. delay_max_ns before it is handed over (delay_rng is its SplitMix64
+   * state), so tests shuffle the timing of every protocol. */
+  int64_t delay_max_ns;
+  uint64_t delay_rng;
 } bal__tp;
 
 /* Bind to a (private) communicator. Returns BAL_OK, BAL_ENOMEM, or BAL_EMPI
@@ -52,6 +57,10 @@ void bal__tp_reset_stats(bal__tp *tp);
  * simulated network carries them; elsewhere it is always 0. Returns BAL_OK,
  * BAL_ENOMEM, BAL_ERANGE (len > INT_MAX) or BAL_EMPI. */
 int bal__tp_send_msg(bal__tp *tp, int dest, int tag, void *buf, size_t len, size_t bulk);
+
+/* Send a control message (termination waves): as bal__tp_send_msg without
+ * bulk, not counted in the statistics, like the barrier's. */
+int bal__tp_send_ctl(bal__tp *tp, int dest, int tag, void *buf, size_t len);
 
 /* Receive one pending message if any: returns 1 and fills the outputs (buf
  * is malloc'd, NULL when *len is 0; the caller frees it), 0 if none is

@@ -321,6 +321,9 @@ static void scenario_invalid(void) {
   BAD(poll_interval_s, -0.1);
   BAD(poll_interval_s, 2.0);
   BAD(backoff_max_s, NAN);
+  BAD(workers, 0);
+  BAD(workers, -1);
+  BAD(workers, BAL_STEAL_MAX_WORKERS + 1);
   /* a valid balancer: bad arguments */
   s = make("smallworld", 1);
   int64_t id = 42;
@@ -441,6 +444,282 @@ static void scenario_biased(void) {
   bal_steal_destroy(s);
 }
 
+/* ---- spawning and termination with dynamic work ----
+ * A random tree of tasks: each rank adds a few roots, every task spawns 0-3
+ * children up to a depth limit, and each child's result (by a kind drawn
+ * from its id) is empty, a failure, a 16-byte record, or too large. Every
+ * run checks that each task ran exactly once (count and hash of the ids,
+ * against the tree recomputed on every rank) and that the spawning rank got
+ * each non-empty result exactly once, so a false termination, a lost or a
+ * duplicated task or result fails the run. Delays are injected into the
+ * handling of every received message (the transport's test hook) and into
+ * some tasks. */
+enum { KIND_EMPTY = 0, KIND_FAIL = 1, KIND_RECORD = 2, KIND_OVERSIZE = 3 };
+#define SPAWN_OUT 16 /* max_out of the spawning runs */
+
+typedef struct node {
+  uint64_t id, seed;
+  int32_t depth, spawner;
+  int32_t max_depth, pad;
+} node;
+
+static int node_kind(uint64_t id) { return (int)(mix(id ^ 0x5bd1e995u) % 4); }
+static int node_children(const node *n) {
+  return n->depth >= n->max_depth ? 0 : (int)(mix(n->id ^ n->seed) % 4);
+}
+static uint64_t child_id(uint64_t id, int i) { return mix(id * 8 + (uint64_t)i + 1); }
+static size_t node_pad(uint64_t id) {
+  uint64_t h = mix(id + 77);
+  return h % 50 == 0 ? (size_t)(h >> 8) % 65536 : (size_t)(h >> 8) % 100;
+}
+
+/* This rank's spawned children: id -> kind, and how often each came back. */
+typedef struct spawn_ctx {
+  bal_steal *s;
+  pthread_mutex_t mu;
+  uint64_t *ids;
+  int *delivered, *kinds;
+  size_t cap, n;
+  int64_t executed, fails, oversize, unexpected;
+  uint64_t exec_hash;
+} spawn_ctx;
+
+static size_t slot_of(spawn_ctx *c, uint64_t id) {
+  size_t i = (size_t)(mix(id) % c->cap);
+  while (c->ids[i] && c->ids[i] != id) i = (i + 1) % c->cap;
+  return i;
+}
+
+static void ctx_add(spawn_ctx *c, uint64_t id, int kind) {
+  pthread_mutex_lock(&c->mu);
+  if (2 * (c->n + 1) > c->cap) { /* grow: rehash */
+    size_t oc = c->cap;
+    uint64_t *oi = c->ids;
+    int *ok = c->kinds, *od = c->delivered;
+    c->cap = oc ? 2 * oc : 1024;
+    c->ids = calloc(c->cap, sizeof *c->ids);
+    c->kinds = calloc(c->cap, sizeof *c->kinds);
+    c->delivered = calloc(c->cap, sizeof *c->delivered);
+    CHECK(c->ids && c->kinds && c->delivered);
+    for (size_t i = 0; i < oc; i++)
+      if (oi[i]) {
+        size_t j = slot_of(c, oi[i]);
+        c->ids[j] = oi[i];
+        c->kinds[j] = ok[i];
+        c->delivered[j] = od[i];
+      }
+    free(oi);
+    free(ok);
+    free(od);
+  }
+  size_t j = slot_of(c, id);
+  CHECK(c->ids[j] == 0); /* ids are unique */
+  c->ids[j] = id;
+  c->kinds[j] = kind;
+  c->n++;
+  pthread_mutex_unlock(&c->mu);
+}
+
+static void fill_node(unsigned char *buf, const node *n) {
+  memcpy(buf, n, sizeof *n);
+  for (int32_t j = 0; j < n->pad; j++) buf[sizeof *n + (size_t)j] = (unsigned char)(n->id >> (j % 8) * 8) ^ (unsigned char)j;
+}
+
+/* Set while a task runs on this thread: a result callback must never run
+ * inside a task (not even in a task's bal_steal_poll()). */
+static _Thread_local int in_spawn_task;
+
+static int spawn_task_body(const void *input, size_t in_len, void *output, size_t out_cap,
+                           size_t *out_len, void *arg);
+
+static int spawn_task(const void *input, size_t in_len, void *output, size_t out_cap,
+                      size_t *out_len, void *arg) {
+  in_spawn_task = 1;
+  int rc = spawn_task_body(input, in_len, output, out_cap, out_len, arg);
+  in_spawn_task = 0;
+  return rc;
+}
+
+static int spawn_task_body(const void *input, size_t in_len, void *output, size_t out_cap,
+                           size_t *out_len, void *arg) {
+  spawn_ctx *c = arg;
+  node n;
+  CHECK(in_len >= sizeof n);
+  memcpy(&n, input, sizeof n);
+  CHECK(in_len == sizeof n + (size_t)n.pad);
+  const unsigned char *p = (const unsigned char *)input + sizeof n;
+  for (int32_t j = 0; j < n.pad; j++) CHECK(p[j] == ((unsigned char)(n.id >> (j % 8) * 8) ^ (unsigned char)j));
+  if (mix(n.id + 5) % 8 == 0) { /* some tasks take a while: thieves get a chance */
+    struct timespec ts = {0, (long)(mix(n.id + 6) % 150000)};
+    nanosleep(&ts, NULL);
+    /* POLL mode: the calling thread's task serves messages (results come
+     * home meanwhile, their callbacks wait); the other workers' may not. */
+    int prc = bal_steal_poll(c->s);
+    CHECK(prc == BAL_ENOTSUP || (prc == BAL_OK && mode == BAL_STEAL_PROGRESS_POLL));
+    nanosleep(&ts, NULL);
+  }
+  int nc = node_children(&n);
+  unsigned char *buf = malloc(sizeof n + 65536);
+  CHECK(buf);
+  for (int i = 0; i < nc; i++) {
+    node ch = {child_id(n.id, i), n.seed, n.depth + 1, rank, n.max_depth, 0};
+    ch.pad = (int32_t)node_pad(ch.id);
+    fill_node(buf, &ch);
+    ctx_add(c, ch.id, node_kind(ch.id));
+    CHECK(bal_steal_spawn(c->s, buf, sizeof ch + (size_t)ch.pad) == BAL_OK);
+  }
+  free(buf);
+  CHECK(bal_steal_spawn(c->s, NULL, 3) == BAL_EINVAL);
+  CHECK(bal_steal_queued(c->s) >= 0);
+  pthread_mutex_lock(&c->mu);
+  c->executed++;
+  c->exec_hash += mix(n.id ^ 0xabcdefu);
+  pthread_mutex_unlock(&c->mu);
+  if (n.depth == 0) { /* a root (own task): its id, stored at its owner */
+    memcpy(output, &n.id, 8);
+    *out_len = 8;
+    return 0;
+  }
+  switch (node_kind(n.id)) {
+  case KIND_FAIL: return 7;
+  case KIND_RECORD: {
+    uint64_t rec[2] = {n.id, (uint64_t)n.spawner};
+    CHECK(out_cap >= sizeof rec);
+    memcpy(output, rec, sizeof rec);
+    *out_len = sizeof rec;
+    return 0;
+  }
+  case KIND_OVERSIZE: *out_len = out_cap + 1; return 0;
+  default: return 0; /* KIND_EMPTY: not delivered */
+  }
+}
+
+static void spawn_result(const void *result, size_t len, int status, void *arg) {
+  spawn_ctx *c = arg;
+  CHECK(!in_spawn_task);
+  pthread_mutex_lock(&c->mu);
+  if (status == 7 && len == 0) {
+    c->fails++;
+  } else if (status == BAL_ERANGE && len == 0) {
+    c->oversize++;
+  } else if (status == 0 && len == 16 && result) {
+    uint64_t rec[2];
+    memcpy(rec, result, sizeof rec);
+    size_t j = c->cap ? slot_of(c, rec[0]) : 0;
+    if (c->cap && c->ids[j] == rec[0] && rec[1] == (uint64_t)rank && c->kinds[j] == KIND_RECORD)
+      c->delivered[j]++;
+    else
+      c->unexpected++;
+  } else {
+    c->unexpected++;
+  }
+  pthread_mutex_unlock(&c->mu);
+}
+
+/* Roots of rank r in run `seed`: how many, and the i-th id. */
+static int roots_of(uint64_t seed, int r) {
+  uint64_t h = mix(seed * 131 + (uint64_t)r);
+  return h % 5 == 0 ? 0 : (int)(h >> 8) % 6 + (r == 0 ? 4 : 0);
+}
+static uint64_t root_id(uint64_t seed, int r, int i) {
+  return mix(seed * 1000003u + (uint64_t)r * 4099u + (uint64_t)i) | 1;
+}
+
+/* The whole tree, as every rank can recompute it: tasks and id hash. */
+static void tree_count(const node *n, int64_t *count, uint64_t *hash) {
+  (*count)++;
+  *hash += mix(n->id ^ 0xabcdefu);
+  for (int i = 0; i < node_children(n); i++) {
+    node ch = {child_id(n->id, i), n->seed, n->depth + 1, 0, n->max_depth, 0};
+    tree_count(&ch, count, hash);
+  }
+}
+
+static void spawn_run(uint64_t seed) {
+  const char *pols[16];
+  int np = policies(pols, 16);
+  bal_steal_config cfg;
+  CHECK(bal_steal_config_init(&cfg) == BAL_OK);
+  cfg.policy = pols[seed % (uint64_t)np];
+  cfg.progress = mode;
+  cfg.seed = seed;
+  cfg.workers = 1 + (int)(mix(seed + 1) % 3);
+  cfg.sharing_group_size = 1 + (int)(mix(seed + 2) % 4);
+  /* A quarter of the runs: thieves take the victim's whole queue. */
+  if (mix(seed + 5) % 4 == 0) cfg.steal_fraction = 1.0;
+  cfg.on_result = spawn_result;
+  spawn_ctx c;
+  memset(&c, 0, sizeof c);
+  pthread_mutex_init(&c.mu, NULL);
+  CHECK(bal_steal_create(MPI_COMM_WORLD, &cfg, &c.s) == BAL_OK);
+  /* up to 200 us of delay before each received message is handled */
+  c.s->tp.delay_max_ns = (int64_t)(mix(seed + 3) % 200001);
+  c.s->tp.delay_rng = seed ^ (uint64_t)rank;
+  int max_depth = 3 + (int)(mix(seed + 4) % 4);
+  int nroots = roots_of(seed, rank);
+  unsigned char *buf = malloc(sizeof(node) + 65536);
+  CHECK(buf);
+  for (int i = 0; i < nroots; i++) {
+    node n = {root_id(seed, rank, i), seed, 0, -1, max_depth, 0};
+    n.pad = (int32_t)node_pad(n.id);
+    fill_node(buf, &n);
+    CHECK(bal_steal_add_task(c.s, buf, sizeof n + (size_t)n.pad, NULL) == BAL_OK);
+  }
+  free(buf);
+  CHECK(bal_steal_run(c.s, spawn_task, SPAWN_OUT, &c) == BAL_OK);
+  CHECK(bal_steal_spawn(c.s, "x", 1) == BAL_EINVAL); /* outside a task */
+  /* Own roots: each result home, its id. */
+  for (int i = 0; i < nroots; i++) {
+    const void *d;
+    size_t len;
+    int st;
+    uint64_t id;
+    CHECK(bal_steal_result(c.s, i, &d, &len, &st) == BAL_OK && st == 0 && len == 8);
+    memcpy(&id, d, 8);
+    CHECK(id == root_id(seed, rank, i));
+  }
+  /* Spawned children of this rank: each result exactly once, by kind. */
+  int64_t want_fail = 0, want_over = 0, want_deliv = 0;
+  for (size_t j = 0; j < c.cap; j++) {
+    if (!c.ids[j]) continue;
+    want_fail += c.kinds[j] == KIND_FAIL;
+    want_over += c.kinds[j] == KIND_OVERSIZE;
+    want_deliv += c.kinds[j] != KIND_EMPTY;
+    CHECK(c.delivered[j] == (c.kinds[j] == KIND_RECORD ? 1 : 0));
+  }
+  CHECK(c.unexpected == 0 && c.fails == want_fail && c.oversize == want_over);
+  bal_steal_stats st;
+  CHECK(bal_steal_stats_get(c.s, &st) == BAL_OK);
+  CHECK(st.spawned == (int64_t)c.n && st.results_delivered == want_deliv);
+  CHECK(st.term_waves >= 1);
+  /* Every task of the tree ran exactly once, somewhere. */
+  int64_t want_n = 0;
+  uint64_t want_h = 0;
+  for (int r = 0; r < nranks; r++)
+    for (int i = 0; i < roots_of(seed, r); i++) {
+      node n = {root_id(seed, r, i), seed, 0, -1, max_depth, 0};
+      tree_count(&n, &want_n, &want_h);
+    }
+  int64_t mine[2] = {c.executed, st.executed_own + st.executed_stolen}, all[2];
+  uint64_t h = 0;
+  MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&c.exec_hash, &h, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(all[0] == want_n && all[1] == want_n && h == want_h);
+  bal_steal_destroy(c.s);
+  free(c.ids);
+  free(c.kinds);
+  free(c.delivered);
+  pthread_mutex_destroy(&c.mu);
+}
+
+/* test_steal spawn MODE RUNS FIRST_SEED: RUNS seeded runs. */
+static void scenario_spawn(int argc, char **argv) {
+  CHECK(argc > 4);
+  long runs = atol(argv[3]), first = atol(argv[4]);
+  CHECK(runs > 0 && first >= 0);
+  for (long i = 0; i < runs; i++) spawn_run((uint64_t)(first + i));
+}
+
 int main(int argc, char **argv) {
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
@@ -472,6 +751,8 @@ int main(int argc, char **argv) {
     scenario_mpi_errors();
   else if (!strcmp(sc, "biased"))
     scenario_biased();
+  else if (!strcmp(sc, "spawn"))
+    scenario_spawn(argc, argv);
   else
     CHECK(!"unknown scenario");
   MPI_Barrier(MPI_COMM_WORLD);
