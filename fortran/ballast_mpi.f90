@@ -73,6 +73,8 @@ module ballast_mpi
     integer(c_int) :: sharing_group_size = 0
     type(c_funptr) :: trace = c_null_funptr ! a bal_steal_trace_fn, via c_funloc
     type(c_ptr) :: trace_arg = c_null_ptr
+    integer(c_int) :: workers = 0
+    type(c_funptr) :: on_result = c_null_funptr ! a bal_steal_result_fn, via c_funloc
   end type bal_steal_config
 
   !> struct bal_steal_stats (ballast/steal.h).
@@ -90,6 +92,9 @@ module ballast_mpi
     integer(c_size_t) :: bytes_sent = 0
     integer(c_int) :: peers_contacted = 0
     integer(c_int) :: overlay_degree = 0
+    integer(c_int64_t) :: spawned = 0
+    integer(c_int64_t) :: results_delivered = 0
+    integer(c_int64_t) :: term_waves = 0
     real(c_double) :: work_s = 0
     real(c_double) :: idle_s = 0
     real(c_double) :: run_s = 0

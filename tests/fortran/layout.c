@@ -71,6 +71,8 @@ int bal_test_layout(int which, int64_t *out, int cap) {
     OFF(bal_steal_config, sharing_group_size);
     OFF(bal_steal_config, trace);
     OFF(bal_steal_config, trace_arg);
+    OFF(bal_steal_config, workers);
+    OFF(bal_steal_config, on_result);
     return n;
   case 2:
     SIZE(bal_steal_stats);
@@ -87,6 +89,9 @@ int bal_test_layout(int which, int64_t *out, int cap) {
     OFF(bal_steal_stats, bytes_sent);
     OFF(bal_steal_stats, peers_contacted);
     OFF(bal_steal_stats, overlay_degree);
+    OFF(bal_steal_stats, spawned);
+    OFF(bal_steal_stats, results_delivered);
+    OFF(bal_steal_stats, term_waves);
     OFF(bal_steal_stats, work_s);
     OFF(bal_steal_stats, idle_s);
     OFF(bal_steal_stats, run_s);

@@ -432,7 +432,8 @@ contains
       addr(c_loc(sc%route_flush_s)) - b, addr(c_loc(sc%poll_interval_s)) - b, &
       addr(c_loc(sc%backoff_max_s)) - b, addr(c_loc(sc%latency_bias)) - b, &
       addr(c_loc(sc%sharing_group_size)) - b, addr(c_loc(sc%trace)) - b, &
-      addr(c_loc(sc%trace_arg)) - b], 16)
+      addr(c_loc(sc%trace_arg)) - b, addr(c_loc(sc%workers)) - b, &
+      addr(c_loc(sc%on_result)) - b], 18)
 
     b = addr(c_loc(ss))
     call check_layout(2_c_int, 'bal_steal_stats', [int(c_sizeof(ss), c_int64_t), &
@@ -442,8 +443,9 @@ contains
       addr(c_loc(ss%results_routed)) - b, addr(c_loc(ss%route_messages)) - b, &
       addr(c_loc(ss%failed)) - b, addr(c_loc(ss%messages_sent)) - b, &
       addr(c_loc(ss%bytes_sent)) - b, addr(c_loc(ss%peers_contacted)) - b, &
-      addr(c_loc(ss%overlay_degree)) - b, addr(c_loc(ss%work_s)) - b, &
-      addr(c_loc(ss%idle_s)) - b, addr(c_loc(ss%run_s)) - b], 17)
+      addr(c_loc(ss%overlay_degree)) - b, addr(c_loc(ss%spawned)) - b, &
+      addr(c_loc(ss%results_delivered)) - b, addr(c_loc(ss%term_waves)) - b, &
+      addr(c_loc(ss%work_s)) - b, addr(c_loc(ss%idle_s)) - b, addr(c_loc(ss%run_s)) - b], 20)
 
     b = addr(c_loc(rc))
     call check_layout(3_c_int, 'bal_rebalance_config', [int(c_sizeof(rc), c_int64_t), &
