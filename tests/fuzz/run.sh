@@ -1,15 +1,13 @@
 #!/usr/bin/env bash
 # Build the SWF-reader fuzzer with clang in its own build directory and run
-# it for SECONDS (default 30), seeded with the committed corpus
-# (tests/fuzz/corpus). Findings (crash-*, leak-*) are written to the build
-# directory; the inputs the run discovers stay in BUILD_DIR/fuzz-corpus.
+# it for SECONDS (default 30), seeded with the hand-written seeds of
+# tests/fuzz/corpus (one file per kind of input, named for what it holds).
+# Findings (crash-*, leak-*) are written to the build directory; the inputs
+# the run discovers stay in BUILD_DIR/fuzz-corpus.
 # Usage: tests/fuzz/run.sh [SECONDS] [BUILD_DIR]
 #
-# To refresh the committed corpus after a long run, keep the smallest set of
-# files that covers every edge (a few dozen files; never commit the raw run):
-#   mkdir new && BUILD_DIR/tests/fuzz/fuzz_swf -set_cover_merge=1 -use_counters=0 \
-#     -max_len=4096 new tests/fuzz/corpus BUILD_DIR/fuzz-corpus
-#   and replace tests/fuzz/corpus with new/.
+# Never commit what a run generates: a new kind of input the fuzzer should
+# start from is one more hand-written, named seed file.
 set -euo pipefail
 secs=${1:-30}
 src=$(cd "$(dirname "$0")/../.." && pwd)
