@@ -257,12 +257,18 @@ void cli_help(const cli_program *p, FILE *out) {
 
 void cli_print_version(const char *prog) { printf("%s (Ballast %s)\n", prog, bal_version()); }
 
-bool cli_temp_template(char *buf, size_t n, const char *name) {
-  const char *dir = getenv("TMPDIR");
-  if (!dir || !*dir) dir = "/tmp";
-  int len = snprintf(buf, n, "%s/%s-", dir, name);
+bool cli_mkstemp_template(char *buf, size_t n, const char *dir, const char *prefix) {
+  int len = snprintf(buf, n, "%s/%s", dir, prefix);
   if (len < 0 || (size_t)len + 7 > n) return false;
   memset(buf + len, 'X', 6); /* the part mkdtemp/mkstemp replace */
   buf[len + 6] = '\0';
   return true;
+}
+
+bool cli_temp_template(char *buf, size_t n, const char *name) {
+  const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir) dir = "/tmp";
+  char prefix[256];
+  int len = snprintf(prefix, sizeof prefix, "%s-", name);
+  return len > 0 && (size_t)len < sizeof prefix && cli_mkstemp_template(buf, n, dir, prefix);
 }

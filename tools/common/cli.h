@@ -138,6 +138,10 @@ bool cli_double_text(const char *text, double min, double max, bool open_min, bo
  * Returns false if it does not fit in n bytes. */
 bool cli_temp_template(char *buf, size_t n, const char *name);
 
+/* Fill buf with "DIR/PREFIX" followed by the six placeholder characters
+ * mkstemp()/mkdtemp() replace. Returns false if it does not fit in n bytes. */
+bool cli_mkstemp_template(char *buf, size_t n, const char *dir, const char *prefix);
+
 /* Print "PROG (Ballast X.Y.Z)" to stdout. */
 void cli_print_version(const char *prog);
 

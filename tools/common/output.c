@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
+
 /* The directory part of path ("." when it has none). */
 static void dir_of(const char *path, char *dir, size_t n) {
   const char *slash = strrchr(path, '/');
@@ -115,8 +117,11 @@ static bool make_temp(out_file *o, const char *prog, const char *flag, const cha
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
   int n = snprintf(o->path, sizeof o->path, "%s", path);
-  int m = snprintf(o->tmp, sizeof o->tmp, "%s/.%s.XXXXXX", dir, base);
-  if (n < 0 || (size_t)n >= sizeof o->path || m < 0 || (size_t)m >= sizeof o->tmp) {
+  /* A hidden temporary beside the destination, so the rename is atomic. */
+  char prefix[512];
+  int m = snprintf(prefix, sizeof prefix, ".%s.", base);
+  if (n < 0 || (size_t)n >= sizeof o->path || m < 0 || (size_t)m >= sizeof prefix ||
+      !cli_mkstemp_template(o->tmp, sizeof o->tmp, dir, prefix)) {
     fprintf(stderr, "%s: %s: %s: the name is too long\n", prog, flag, path);
     return false;
   }
