@@ -79,14 +79,8 @@ static void test_follow_between_calls(void **state) {
   (void)state;
   char reg[64];
   assert_int_equal(node_test_registry(reg, 16), BAL_OK);
-  bal_node_attach_config nc;
-  bal_node_attach_config_init(&nc);
-  nc.registry = reg;
-  bal_pool_config cfg;
-  bal_pool_config_init(&cfg);
-  cfg.node = &nc;
   bal_pool *pool;
-  assert_int_equal(bal_pool_create_with(&cfg, &pool), BAL_OK);
+  assert_int_equal(node_test_pool(reg, 0, &pool), BAL_OK);
   assert_int_equal(bal_pool_size(pool), 16);
   assert_int_equal(bal_pool_active(pool), 16);
   run_checked(pool, 100000, 0);
@@ -105,13 +99,8 @@ static void test_follow_between_calls(void **state) {
   assert_int_equal(st.items, 100000);
 
   /* A second pool, 6 workers, shares the attachment and the mask. */
-  bal_node_attach_config other;
-  bal_node_attach_config_init(&other);
-  other.registry = "/ballast-test-not-used";
-  cfg.node = &other;
-  cfg.nthreads = 6;
   bal_pool *pool2;
-  assert_int_equal(bal_pool_create_with(&cfg, &pool2), BAL_OK);
+  assert_int_equal(node_test_pool("/ballast-test-not-used", 6, &pool2), BAL_OK);
   assert_int_equal(bal_pool_size(pool2), 6);
   assert_int_equal(bal_pool_active(pool2), 4);
   set_mask(reg, "2,5,9,11,12,13,14,15"); /* 8 CPUs: pool2 caps at its 6 */
@@ -138,6 +127,8 @@ static void test_follow_between_calls(void **state) {
 
   /* The last pool detached: the process can attach again. */
   bal_node_proc *p;
+  bal_node_attach_config nc;
+  bal_node_attach_config_init(&nc);
   nc.registry = reg;
   assert_int_equal(bal_node_attach(&nc, &p), BAL_OK);
   bal_node_detach(p);

@@ -122,14 +122,8 @@ int main(void) {
   }
   close(go[0]);
 
-  bal_node_attach_config nc;
-  bal_node_attach_config_init(&nc);
-  nc.registry = reg;
-  bal_pool_config cfg;
-  bal_pool_config_init(&cfg);
-  cfg.node = &nc;
   bal_pool *pool;
-  int rc = bal_pool_create_with(&cfg, &pool);
+  int rc = node_test_pool(reg, 0, &pool);
   if (rc != BAL_OK) {
     fprintf(stderr, "pool: %s\n", bal_strerror(rc));
     kill(child, SIGKILL);
