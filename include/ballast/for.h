@@ -44,7 +44,8 @@ typedef struct bal_pool bal_pool;
  * @param nthreads number of workers, counting the calling thread of each
  *        bal_for(); 0 means the value of the environment variable
  *        BALLAST_NUM_THREADS if set, else the number of CPUs this process
- *        may run on (its affinity mask).
+ *        may run on (its affinity mask) — or, for a pool attached to a node
+ *        registry (BALLAST_NODE=1), the registry's CPU count.
  * @param out receives the pool on success; untouched on error.
  *
  * The environment variable BALLAST_BIND places the background workers
