@@ -130,8 +130,6 @@ static void wake_all(bal_pool *pool) {
   }
 }
 
-void bal__for_pool_wake(bal_pool *pool) { wake_all(pool); }
-
 void bal__for_pool_dispatch(bal_pool *pool) {
   /* Open the call: the caller has written pool->call and the ranges; the
    * release pairs with join_call's acquire. */
