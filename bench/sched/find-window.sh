@@ -23,9 +23,9 @@
 # Prints one TSV line per window and speedup that meets both bounds
 # (start index, first job, speedup, EASY and SD average and bounded
 # slowdown, gain, makespans, jobs lengthened), then the chosen one: the
-# largest gain, ties to the smallest speedup. Windows where min-runtime
-# lengthens too many jobs are left out (the replay would then be another
-# workload). Extra flags after -- (e.g.
+# fewest jobs lengthened (the replay closest to the log), ties to the
+# largest gain. Windows where min-runtime lengthens too many jobs are left
+# out (the replay would then be another workload). Extra flags after -- (e.g.
 # --partition 10 --nodes 5040 --cores-per-node 16 for Curie's machine) go
 # to every run.
 set -euo pipefail
@@ -87,4 +87,4 @@ if [[ -z $best ]]; then
   echo "no window meets the bounds" >&2
   exit 1
 fi
-printf '%s' "$best" | sort -t$'\t' -k9,9gr -k4,4g | head -1 | sed 's/^yes/chosen/'
+printf '%s' "$best" | sort -t$'\t' -k12,12n -k9,9gr | head -1 | sed 's/^yes/chosen/'
