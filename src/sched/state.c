@@ -68,6 +68,8 @@ static int reserve_slot(bal_sched_state *st) {
       !grow((void **)&s->queue, cap, sizeof *s->queue) ||
       !grow((void **)&s->run, cap, sizeof *s->run) ||
       !grow((void **)&s->ids, cap, sizeof *s->ids) ||
+      !grow((void **)&s->nhead, cap, sizeof *s->nhead) ||
+      !grow((void **)&s->ntail, cap, sizeof *s->ntail) ||
       !grow((void **)&st->map_id, cap, sizeof *st->map_id) ||
       !grow((void **)&st->map_slot, cap, sizeof *st->map_slot) ||
       !grow((void **)&st->free_slots, cap, sizeof *st->free_slots))
