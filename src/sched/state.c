@@ -100,12 +100,7 @@ int bal_sched_state_create(const bal_sched_config *cfg, bal_sched_state **out) {
   }
   if (rc == BAL_OK) rc = reserve_slot(st);
   if (rc != BAL_OK) {
-    bal__sched_release(s);
-    free(st->map_id);
-    free(st->map_slot);
-    free(st->free_slots);
-    free(st->scratch);
-    free(st);
+    bal_sched_state_destroy(st);
     return rc;
   }
   for (size_t v = 0; v < n; v++) {
