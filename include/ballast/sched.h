@@ -13,7 +13,12 @@
  * time then job number; all events of one instant are applied (ends first,
  * then arrivals) before the policy schedules.
  *
- * Limits, each enforced by bal_sched_run() with BAL_EINVAL:
+ * The same policies run one instant at a time through a bal_sched_state
+ * (the decision step below): machine state and queue in, decisions out,
+ * for a live scheduler; bal_sched_run() is a loop over that step.
+ *
+ * Limits, each enforced by bal_sched_run() (and bal_sched_state_create())
+ * with BAL_EINVAL:
  *  - nodes and cores per node: 1 .. #BAL_SCHED_MAX_NODES (INT32_MAX);
  *  - jobs in the trace: at most #BAL_SCHED_MAX_JOBS (INT32_MAX - 1);
  *  - max_mates: 1 .. #BAL_SCHED_MAX_MATES (16);
@@ -224,6 +229,223 @@ BAL_API const bal_sched_job *bal_sched_result_jobs(const bal_sched_result *r, in
 
 /** Free a result. NULL is ignored. Thread-safety: safe on distinct results. */
 BAL_API void bal_sched_result_destroy(bal_sched_result *r);
+
+/* ------------------------------------------------------------------------
+ * The policy as a decision step: machine state and queue in, decisions out.
+ *
+ * A bal_sched_state holds what a scheduler knows at one instant: the nodes
+ * (numbered 0 .. nodes − 1; each is free, held by one job, or held by a
+ * mate and shared with that mate's guest), the running jobs (start, time
+ * limit, nodes, guest/mate relations, progress rate when shrunk, predicted
+ * end) and the queue. The caller reports events in time order — a job
+ * submitted, started, ended — and asks for decisions with
+ * bal_sched_state_decide(), which runs the configured policy (the same code
+ * bal_sched_run() runs: the simulator is a loop of these calls) and returns
+ * the jobs to start now, statically on free nodes or as a guest of mates on
+ * their nodes. A live scheduler (`ballast slurm-sd`) enforces them; the
+ * simulator lets them run their logged runtime.
+ *
+ * Time limits (one rule, the simulator's predictions and the live limits
+ * alike; [D'Amico 2019] §3.1 and Eq. 6, worst-case model):
+ *  - a job started statically keeps its requested time as its limit;
+ *  - a guest's limit is its requested time divided by its worst-served
+ *    node's speed: req / f with f = min over its mates of
+ *    min(1, lent / demand), lent = the cores that mate lends per node
+ *    (floor(sharing_factor × cores_per_node), less when the mate must keep
+ *    a core per rank: ranks_per_node) and demand = the cores the guest uses
+ *    per node. For a guest using every core of its nodes and
+ *    sharing_factor × cores_per_node whole this is the paper's
+ *    req / SharingFactor;
+ *  - a mate shrunk to f_m = min(1, (cores_per_node − lent) / demand) of its
+ *    speed for the guest's limit d gets its limit extended by
+ *    d × (1 − f_m) (Eq. 6 over the shared time), once per guest.
+ * The simulator predicts ends with exactly these limits (start + limit), so
+ * a decision's time_limit and extensions are what its figures assume.
+ * Limits are seconds as doubles, not rounded: a caller whose scheduler
+ * counts whole minutes rounds up (the job may then run up to a minute
+ * longer than the simulator assumed before it is killed; the simulator
+ * kills nobody).
+ * ---------------------------------------------------------------------- */
+
+/** Incremental scheduler state (opaque). */
+typedef struct bal_sched_state bal_sched_state;
+
+/** A job entering the queue (bal_sched_state_submit()); initialise with
+ * bal_sched_request_init(). */
+typedef struct bal_sched_request {
+  int64_t id;       /**< the caller's job id, >= 0, unique among the jobs in the state */
+  double submit;    /**< submit time (s, the caller's clock), finite; orders the queue */
+  int64_t procs;    /**< processors asked, >= 1 (its per-node core demand: see
+                         bal_sched_core_demand) */
+  int64_t nodes;    /**< nodes asked; 0 = ceil(procs / cores_per_node); otherwise
+                         procs <= nodes × cores_per_node */
+  double req_time;  /**< requested time limit (s), finite, >= 0 */
+  bool malleable;   /**< may start as a guest and serve as a mate (sd) */
+} bal_sched_request;
+
+/** What bal_sched_state_decide() asks the caller to do. */
+typedef enum bal_sched_decision_kind {
+  BAL_SCHED_START_STATIC = 0, /**< start the job now on free nodes */
+  BAL_SCHED_START_GUEST = 1   /**< start the job now as a guest on its mates' nodes */
+} bal_sched_decision_kind;
+
+/** One mate of a malleable start. */
+typedef struct bal_sched_mate_decision {
+  int64_t id;         /**< the running job that shrinks */
+  int64_t cores_lent; /**< cores it gives the guest on each of its nodes (it keeps
+                           cores_per_node − cores_lent) */
+  double slowdown;    /**< its predicted slowdown once shrunk ([D'Amico 2019] Eq. 4:
+                           (predicted end − submit) / max(req, 1 s)) */
+  double extension;   /**< seconds to add to its time limit (rule above) */
+} bal_sched_mate_decision;
+
+/** One decision: start job `id` now. */
+typedef struct bal_sched_decision {
+  bal_sched_decision_kind kind;
+  int64_t id;          /**< the job to start */
+  double time_limit;   /**< its time limit from now (s): req_time, or stretched as a guest */
+  const int64_t *nodes; /**< the nodes it runs on (static: free nodes taken; guest: its
+                            mates' nodes, mate by mate), valid until the next call that
+                            changes the state */
+  int64_t nnodes;      /**< entries in nodes (= the job's node count) */
+  int64_t nmates;      /**< guest: its mates (1 .. max_mates); static: 0 */
+  bal_sched_mate_decision mates[BAL_SCHED_MAX_MATES];
+} bal_sched_decision;
+
+/** Where a job stands in a state. */
+typedef enum bal_sched_job_status {
+  BAL_SCHED_WAITING = 0, /**< in the queue */
+  BAL_SCHED_RUNNING = 1  /**< started (statically or as a guest) */
+} bal_sched_job_status;
+
+/** A job as the state sees it (bal_sched_state_job()). */
+typedef struct bal_sched_job_info {
+  bal_sched_job_status status;
+  double submit;       /**< as submitted */
+  double start;        /**< start time; −1 while waiting */
+  double time_limit;   /**< current limit from its start (s): requested, stretched as a
+                            guest, plus every extension as a mate */
+  double predicted_end; /**< the policy's prediction (s); −1 while waiting */
+  double predicted_slowdown; /**< Eq. 4 from predicted_end; NaN while waiting */
+  double rate;         /**< progress per second (1 = unshrunk) */
+  int64_t nodes;       /**< its node count */
+  int64_t guest;       /**< the guest it hosts, −1 if none */
+  int64_t nmates;      /**< as a guest: mates still sharing their nodes with it */
+  int64_t mates[BAL_SCHED_MAX_MATES]; /**< their ids */
+  int64_t full_nodes;  /**< as a guest: nodes it holds alone (its mates there ended) */
+  bool malleable;
+} bal_sched_job_info;
+
+/**
+ * Defaults: id −1 (must be set), submit 0, procs 1, nodes 0 (from procs),
+ * req_time 0, not malleable.
+ * @return BAL_OK; BAL_EINVAL if rq is NULL. Thread-safety: safe.
+ */
+BAL_API int bal_sched_request_init(bal_sched_request *rq);
+
+/**
+ * Create an empty state: every node free, no job, clock at −infinity.
+ * cfg is copied (its policy, machine and sd fields are used; seed,
+ * malleable_fraction and progress are simulator-only and ignored: the
+ * caller says which jobs are malleable). Node identities are tracked, so
+ * memory is O(nodes + jobs in the state).
+ * @param cfg as for bal_sched_run() (same limits and settings checks).
+ * @param out receives the state (release with bal_sched_state_destroy()).
+ * @return BAL_OK; BAL_EINVAL (NULL argument, unknown policy, a parameter
+ *         past a limit, a setting its policy rejects); BAL_ENOMEM.
+ * Thread-safety: safe; a state is used by one thread at a time.
+ */
+BAL_API int bal_sched_state_create(const bal_sched_config *cfg, bal_sched_state **out);
+
+/** Free a state. NULL is ignored. Thread-safety: not concurrently with any
+ * other call on the same state. */
+BAL_API void bal_sched_state_destroy(bal_sched_state *st);
+
+/**
+ * Queue a job. The queue is ordered by submit time, then by the order of
+ * these calls (a caller replaying a log submits in the log's order).
+ * @return BAL_OK; BAL_EINVAL (NULL argument, id negative or already in the
+ *         state, a field out of range); BAL_ERANGE (it asks for more nodes
+ *         than the machine has: it is not queued); BAL_ENOMEM. On error the
+ *         state is unchanged. Thread-safety: one thread per state.
+ */
+BAL_API int bal_sched_state_submit(bal_sched_state *st, const bal_sched_request *rq);
+
+/**
+ * Record that waiting job id started statically at time t on the given
+ * nodes (all free), e.g. started by someone else, or replayed by a restarted
+ * scheduler rebuilding its state. Decisions of bal_sched_state_decide()
+ * are already applied: do not report them again.
+ * @param t      >= the state's clock (the latest time given to any call); it
+ *               becomes the clock.
+ * @param nodes  node numbers in [0, nodes), distinct and free; as many as
+ *               the job's node count.
+ * @return BAL_OK; BAL_EINVAL (unknown or running job, bad time, wrong count,
+ *         a node out of range, repeated or not free); BAL_ENOTFOUND (no job
+ *         id). On error the state is unchanged. Thread-safety: one thread
+ *         per state.
+ */
+BAL_API int bal_sched_state_start(bal_sched_state *st, int64_t id, double t, const int64_t *nodes,
+                                  int64_t nnodes);
+
+/**
+ * Record that waiting malleable job id started at time t as a guest of the
+ * given running malleable mates (each hosting no guest and able to lend a
+ * core: see ranks_per_node), whose node counts add up to the job's; the
+ * mates shrink and are extended as bal_sched_state_decide() would do.
+ * @return BAL_OK; BAL_EINVAL (job not waiting or not malleable, bad time,
+ *         nmates outside 1 .. max_mates, a mate not running, not malleable,
+ *         already hosting, repeated, or node counts that do not add up);
+ *         BAL_ENOTFOUND (no such job or mate). On error the state is
+ *         unchanged. Thread-safety: one thread per state.
+ */
+BAL_API int bal_sched_state_start_guest(bal_sched_state *st, int64_t id, double t,
+                                        const int64_t *mates, int64_t nmates);
+
+/**
+ * Record that job id is gone at time t: a running job ended (its nodes are
+ * freed; a mate's nodes pass to its guest, which expands there; a guest's
+ * mates expand back), a waiting one left the queue (cancelled). Either way
+ * the id is forgotten and may be submitted again. To undo a decision that
+ * could not be enforced, end the job and submit it again.
+ * @return BAL_OK; BAL_EINVAL (NULL state, bad time); BAL_ENOTFOUND (no such
+ *         job). Thread-safety: one thread per state.
+ */
+BAL_API int bal_sched_state_end(bal_sched_state *st, int64_t id, double t);
+
+/**
+ * Run the policy at time t (the clock advances to t) and apply its
+ * decisions to the state: the jobs it starts are running from t on.
+ * @param out receives the decisions in the order taken (NULL when there
+ *            are none), valid until the next call that changes the state.
+ * @param n   receives their count.
+ * @return BAL_OK; BAL_EINVAL (NULL argument, t not finite or before the
+ *         clock); BAL_ENOMEM (state unchanged). Thread-safety: one thread
+ *         per state.
+ */
+BAL_API int bal_sched_state_decide(bal_sched_state *st, double t, const bal_sched_decision **out,
+                                   int64_t *n);
+
+/**
+ * Look up job id (waiting or running).
+ * @return BAL_OK; BAL_EINVAL (NULL argument); BAL_ENOTFOUND (not in the
+ *         state). Thread-safety: safe while no call changes the state.
+ */
+BAL_API int bal_sched_state_job(const bal_sched_state *st, int64_t id, bal_sched_job_info *out);
+
+/**
+ * The nodes job id runs on (a guest: its mates' nodes and those it
+ * inherited), valid until the next call that changes the state.
+ * @param n receives the count (0 for a waiting job).
+ * @return BAL_OK; BAL_EINVAL (NULL argument); BAL_ENOTFOUND.
+ * Thread-safety: safe while no call changes the state.
+ */
+BAL_API int bal_sched_state_job_nodes(const bal_sched_state *st, int64_t id, const int64_t **nodes,
+                                      int64_t *n);
+
+/** Free nodes of the state now, or BAL_EINVAL (as a negative count) if st
+ * is NULL. Thread-safety: safe while no call changes the state. */
+BAL_API int64_t bal_sched_state_free_nodes(const bal_sched_state *st);
 
 /**
  * Name the i-th available policy (0-based), for listings: tools, tests and

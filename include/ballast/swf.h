@@ -160,6 +160,83 @@ BAL_API void bal_swf_trace_destroy(bal_swf_trace *trace);
 BAL_API int bal_swf_machine(const bal_swf_trace *trace, int64_t nodes, int64_t cores_per_node,
                             int64_t *out_nodes, int64_t *out_cores);
 
+/**
+ * How bal_swf_scale() turns a window of a trace into a job list for a
+ * smaller machine run faster (a trace replay on a sandbox, and the
+ * simulation of that same replay); initialise with bal_swf_scaling_init().
+ *
+ * Rules, in order, for each job of the window (integer seconds):
+ *  - window: `count` consecutive jobs in trace order (submit time, then job
+ *    number), from the first job numbered `from_id`, or from index
+ *    `from_index` when from_id is −1; a window running past the end is
+ *    cut there;
+ *  - submit' = floor((submit − the window's first submit) / speedup);
+ *  - runtime' = max(min_runtime, ceil(runtime / speedup)) (lengthened jobs
+ *    are counted);
+ *  - req' = max(ceil(req_time / speedup), runtime'), rounded up to a
+ *    multiple of time_unit (a live scheduler kills at the limit; the
+ *    simulator does not, so a limit under the runtime would make them
+ *    differ: such limits are raised and counted);
+ *  - machine (when nodes > 0): with P = trace_nodes × trace_cores, a job of
+ *    p processors gets n' = min(nodes, ceil(p × nodes / P)) whole nodes
+ *    (its share of the trace's processors, in the target's processors,
+ *    rounded up to whole nodes) and procs' = n' × cores_per_node; jobs
+ *    larger than the trace's machine are capped at the target and counted.
+ *    nodes = 0 keeps the processors as logged.
+ * The result's header: MaxNodes/MaxProcs of the target machine (or the
+ * input's when not scaled), UnixStartTime moved to the window's start.
+ */
+typedef struct bal_swf_scaling {
+  int64_t from_id;     /**< first job of the window by number, −1 = use from_index (−1) */
+  int64_t from_index;  /**< first job of the window, 0-based index in the trace (0) */
+  int64_t count;       /**< jobs in the window, 0 = to the end (0) */
+  int64_t trace_nodes; /**< the trace's machine (bal_swf_machine()); needed when nodes > 0 */
+  int64_t trace_cores; /**< cores per node of the trace's machine */
+  int64_t nodes;       /**< target nodes, 0 = not scaled (0) */
+  int64_t cores_per_node; /**< target cores per node (with nodes) */
+  double speedup;      /**< times divided by this, finite, >= 1 (1) */
+  int64_t min_runtime; /**< shortest runtime after the speedup (s), >= 0 (0) */
+  int64_t time_unit;   /**< requested times rounded up to a multiple of this (s), >= 1 (1;
+                            60 for a scheduler counting minutes) */
+} bal_swf_scaling;
+
+/** What bal_swf_scale() changed, counted. */
+typedef struct bal_swf_scaling_stats {
+  int64_t jobs;            /**< jobs in the window */
+  int64_t first_index;     /**< index of its first job in the input trace */
+  int64_t lengthened;      /**< runtimes raised to min_runtime */
+  int64_t lengthened_s;    /**< seconds added by those raises, in total */
+  int64_t req_raised;      /**< requested times raised to the runtime */
+  int64_t capped;          /**< jobs larger than the trace's machine, capped at the target */
+  int64_t span;            /**< max over jobs of submit' + runtime' (s): the replay's length
+                                if nothing waited, a lower bound */
+} bal_swf_scaling_stats;
+
+/**
+ * Defaults: window from index 0 to the end, not scaled, speedup 1, no
+ * minimum runtime, time unit 1 s.
+ * @return BAL_OK; BAL_EINVAL if sc is NULL. Thread-safety: safe.
+ */
+BAL_API int bal_swf_scaling_init(bal_swf_scaling *sc);
+
+/**
+ * Apply sc (rules above) to trace, giving a new trace (the input is not
+ * changed). An empty input gives an empty result.
+ * @param trace a loaded trace.
+ * @param sc    the transformation.
+ * @param out   receives the new trace (release with bal_swf_trace_destroy()).
+ * @param stats optional, receives the counts.
+ * @return BAL_OK; BAL_EINVAL (NULL trace/sc/out, a field out of range,
+ *         nodes > 0 without a trace machine, from_index past the end of a
+ *         non-empty trace, a scaled value that would overflow: nodes ×
+ *         trace_nodes × trace_cores × the largest job must stay below
+ *         2^63); BAL_ENOTFOUND (no job numbered from_id); BAL_ENOMEM. On
+ *         error *out and *stats are untouched.
+ * Thread-safety: safe.
+ */
+BAL_API int bal_swf_scale(const bal_swf_trace *trace, const bal_swf_scaling *sc,
+                          bal_swf_trace **out, bal_swf_scaling_stats *stats);
+
 BAL_END_DECLS
 
 #endif /* BALLAST_SWF_H */
