@@ -115,7 +115,7 @@ static size_t all_flags(node_opts *o, node_flag *t) {
 /* --help and --version without a subcommand: every subcommand, and every
  * flag under the subcommands that take it. */
 static int top_level(node_opts *o, char *arg) {
-  node_flag all[MAX_FLAGS];
+  node_flag all[MAX_FLAGS] = {0}; /* zeroed: -O3 cannot see that all_flags fills the first n */
   size_t n = all_flags(o, all);
   cli_flag t[MAX_FLAGS + NCOMMANDS + 3];
   size_t k = 0;
@@ -237,7 +237,7 @@ int main(int argc, char **argv) {
         o.cmd = argv + i + 1;
         break;
       }
-  node_flag all[MAX_FLAGS];
+  node_flag all[MAX_FLAGS] = {0}; /* zeroed: -O3 cannot see that all_flags fills the first n */
   size_t n = all_flags(&o, all);
   cli_flag t[MAX_FLAGS + 1];
   size_t k = 0;
