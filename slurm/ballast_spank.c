@@ -105,6 +105,19 @@ int slurm_spank_init(spank_t sp, int ac, char **av) {
   return parse_args(ac, av);
 }
 
+/* In sbatch, salloc and srun, after the options: a malleable job also
+ * carries SPANK_BALLAST_MALLEABLE=1 in its job-control environment, which
+ * slurmctld keeps with the job (prolog, epilog and job_submit plugins see
+ * it). */
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
+  (void)ac;
+  (void)av;
+  if (!malleable || spank_remote(sp)) return 0;
+  if (spank_job_control_setenv(sp, "BALLAST_MALLEABLE", "1", 1) != ESPANK_SUCCESS)
+    slurm_error("ballast: cannot mark the job malleable in its job-control environment");
+  return 0;
+}
+
 /* In slurmstepd, a job step the plugin manages: a malleable job's regular
  * step (the batch script and the extern step only wait). */
 static bool managed_step(spank_t sp, uint32_t *job) {
