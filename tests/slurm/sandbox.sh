@@ -28,7 +28,7 @@ for n in n1 n2; do
   jobs="$jobs $j"
 done
 for j in $jobs; do
-  wait_job_done "$j" 30 || fail "job $j not done after 30 s (state $(job_state "$j"))"
+  wait_job_done "$j" 30 || { fail "job $j not done after 30 s (state $(job_state "$j"))"; exit 1; }
   [ "$(job_state "$j")" = COMPLETED ] || fail "job $j ended $(job_state "$j")"
 done
 for n in n1 n2; do
