@@ -97,12 +97,15 @@ static int parse_args(int ac, char **av) {
   return 0;
 }
 
+/* Arguments first: a plugin with a bad plugstack.conf line registers no
+ * option, so `--malleable` is refused loudly rather than half-working. */
 int slurm_spank_init(spank_t sp, int ac, char **av) {
+  if (parse_args(ac, av) != 0) return -1;
   if (spank_option_register(sp, &malleable_option) != ESPANK_SUCCESS) {
     slurm_error("ballast: cannot register --malleable");
     return -1;
   }
-  return parse_args(ac, av);
+  return 0;
 }
 
 /* In sbatch, salloc and srun, after the options: a malleable job also
