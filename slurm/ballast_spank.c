@@ -22,7 +22,6 @@
  *   cleanup at the next call.
  * The job's record is read from slurmctld with slurm_load_job(), which
  * slurmstepd's own libslurmfull provides (the plugin does not link libslurm). */
-#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,13 +1,15 @@
 #!/bin/bash
-# The SPANK plugin in a real SLURM: on a sandbox of 2 nodes × 8 CPUs (SF
+# The SPANK plugin in a real SLURM: on a sandbox of 2 nodes x 8 CPUs (SF
 # 0.5), a malleable 2-node mate job runs examples/node_job.c (it prints its
 # mask at each change) once per node (one step, one task per node); a guest
 # job, held, is given the mate relation in its AdminComment and released
 # onto n2: the mate's process on n2 shrinks to 0-3 while the guest holds 4-7
 # (lent by the mate), and grows back to 0-7 when the guest ends; its
-# process on n1 keeps 0-7 throughout. A second guest killed by SIGKILL gives the CPUs back too. Also:
-# --malleable marks the AdminComment (job_submit.lua), a job without it is
-# not registered. Skipped (77) when not root or SLURM/munge are missing.
+# process on n1 keeps 0-7 throughout. A second guest killed by SIGKILL
+# gives the CPUs back too. Also: --malleable marks the AdminComment
+# (job_submit.lua), a job without it is not registered, three tasks of one
+# step on a node share its CPUs. Skipped (77) when not root or SLURM/munge
+# are missing.
 # Usage: spank.sh SANDBOX PLUGIN BALLAST_NODE NODE_JOB
 sandbox=$1 plugin=$(readlink -f "$2") node=$(readlink -f "$3") job=$(readlink -f "$4")
 here=$(dirname "$0")
@@ -59,6 +61,12 @@ guest() { # SECONDS MATE OUT: a held guest of MATE, given the relation and relea
 plain=$(submit -N1 -o /dev/null --wrap "srun $job 1")
 wait_job_done "$plain" 30 || fail "plain job not done"
 [ -z "$(row "$plain")" ] || fail "a job without --malleable was registered"
+
+# Three tasks of one malleable step on a node share its CPUs: 8 / 3.
+multi=$(submit --malleable -N1 -w n1 -o "$dir/multi.out" --wrap "srun -n3 $job 1")
+wait_job_done "$multi" 30 || { fail "3-task job not done"; exit 1; }
+got=$(sed -n 's/.*CPUs //p' "$dir/multi.out" | sort -n | paste -sd' ')
+[ "$got" = "0-1 2-4 5-7" ] || fail "3 tasks on 8 CPUs got '$got'"
 
 mate=$(submit --malleable -N2 -o "$dir/mate.out" --wrap "srun --ntasks-per-node=1 $job 25")
 sl scontrol show job "$mate" | grep -q 'AdminComment=sd:malleable' || fail "--malleable did not mark the AdminComment"
