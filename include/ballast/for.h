@@ -27,6 +27,7 @@
 
 #include <ballast/defs.h>
 #include <ballast/error.h>
+#include <ballast/node.h>
 
 BAL_BEGIN_DECLS
 
@@ -54,9 +55,88 @@ typedef struct bal_pool bal_pool;
  *         integer in [1, BAL_POOL_MAX_THREADS], or BALLAST_BIND has another
  *         value; BAL_ENOMEM; BAL_ESYS if a thread could not be started
  *         (nothing is leaked).
+ * Same as bal_pool_create_with() with the defaults and this nthreads (so
+ * BALLAST_NODE=1 attaches it too).
  * Thread-safety: safe from any thread.
  */
 BAL_API int bal_pool_create(int nthreads, bal_pool **out);
+
+/**
+ * How to create a pool; initialise with bal_pool_config_init().
+ *
+ * ## Pools that follow a node registry's mask (node.h)
+ * A pool *attached* to a node registry runs each bal_for() on exactly the
+ * CPUs of the process's current mask:
+ *  - **Capacity** — the threads, bal_pool_size(), the range of
+ *    bal_worker_id() — is fixed at creation: `nthreads`, or with
+ *    `nthreads == 0` the registry's CPU count (a virtual registry of N CPUs
+ *    gives N workers, so a 2-core machine can host a 16-worker pool).
+ *  - **Active workers** are workers 0 .. a − 1 with
+ *    a = min(|mask|, capacity) (bal_pool_active()); an empty mask (the
+ *    process was removed by a manager) leaves worker 0 alone. The others
+ *    are **parked**: asleep on a condition variable, not spinning.
+ *  - **When the mask is read**: at entry into every bal_for() (so a new mask
+ *    holds from the first chunk of the next call), and between chunks at
+ *    most every 100 µs by whichever worker finishes a chunk first, so a long
+ *    loop adapts within the call: a worker that is no longer active leaves
+ *    after its current chunk (what remains of its range stays stealable by
+ *    the active ones) and parks; a grow wakes the workers that become
+ *    active and they join the running call as thieves. Each loop is dealt
+ *    (see above) to the workers active at its entry.
+ *  - **Binding** (real-CPU registries only; virtual registries bind
+ *    nothing): active worker k >= 1 is bound to the k-th CPU (from 0, in
+ *    ascending order) of the mask, and the calling thread (worker 0) to the
+ *    whole mask — so it normally runs on the mask's first CPU, which no
+ *    background worker takes. This replaces BALLAST_BIND for attached
+ *    pools. The calling thread keeps that binding after the call.
+ *  - **Several pools in one process** share the process's single
+ *    attachment (node.h allows one per process; the pools count
+ *    references to it, the last bal_pool_destroy() detaches): each pool
+ *    runs on the whole mask, as two unattached pools share the machine, and
+ *    a change read by any pool's poll applies to all of them at their next
+ *    check. A pool created while another is attached shares that
+ *    attachment even if its own configuration names another registry.
+ *  - **Statistics**: bal_for_last_stats() of a worker parked during the
+ *    whole call are zero; a worker that parked or woke during the call
+ *    reports what it did while active.
+ *  - **Cost** when no registry is attached: one predictable branch per
+ *    chunk. Attached and nothing changes: at entry one poll (an atomic load
+ *    and a 128-byte copy), per chunk two loads of read-mostly words.
+ *  - The process's own threads other than the pool's are not moved.
+ */
+typedef struct bal_pool_config {
+  int nthreads; /**< workers, as bal_pool_create()'s argument (default 0) */
+  const bal_node_attach_config *node; /**< NULL (default): not attached
+                               (unless BALLAST_NODE=1, see bal_pool_create_with());
+                               else attach to the node registry this way */
+} bal_pool_config;
+
+/**
+ * Defaults: nthreads 0, node NULL.
+ * @return BAL_OK; BAL_EINVAL if cfg is NULL. Thread-safety: safe.
+ */
+BAL_API int bal_pool_config_init(bal_pool_config *cfg);
+
+/**
+ * Create a pool as configured (see bal_pool_config for attached pools).
+ * With cfg->node NULL and the environment variable BALLAST_NODE set to
+ * "1", the pool attaches with the default attach configuration (registry
+ * $BALLAST_NODE_REGISTRY), so unmodified bal_for() programs follow a node
+ * manager; if that fails (no registry named or reachable, the process
+ * already attached by other means, ...) the pool runs unattached and the
+ * reason is logged through bal_log at BAL_LOG_WARN — the variable never
+ * makes creation fail. Other values of BALLAST_NODE (or unset) attach
+ * nothing.
+ * @param cfg the configuration (NULL: the defaults).
+ * @param out receives the pool; untouched on error.
+ * @return as bal_pool_create(), plus, with cfg->node non-NULL and no other
+ *         pool of this process attached, the error of bal_node_attach()
+ *         (BAL_EINVAL, BAL_ENOTFOUND, BAL_EPERM, BAL_EFORMAT, BAL_EBUSY,
+ *         BAL_ENOMEM, BAL_ESYS): an explicit request to attach that fails
+ *         creates no pool.
+ * Thread-safety: safe from any thread.
+ */
+BAL_API int bal_pool_create_with(const bal_pool_config *cfg, bal_pool **out);
 
 /**
  * Stop and join the pool's threads and free it. NULL is ignored.
@@ -70,6 +150,15 @@ BAL_API void bal_pool_destroy(bal_pool *pool);
  *         is NULL. Thread-safety: safe.
  */
 BAL_API int bal_pool_size(const bal_pool *pool);
+
+/**
+ * @return the number of workers active now: the capacity
+ *         (bal_pool_size()) when the pool is not attached to a node
+ *         registry, else min(|mask|, capacity) for the mask the pool last
+ *         read (at least 1); BAL_EINVAL if pool is NULL.
+ * Thread-safety: safe (a snapshot; it may change during a bal_for()).
+ */
+BAL_API int bal_pool_active(const bal_pool *pool);
 
 /**
  * Loop body: process every index of [begin, end) (never empty). Called

@@ -75,11 +75,12 @@
  * #BAL_NODE_MAX_PROCS registered processes, registry names shorter than
  * #BAL_NODE_NAME_MAX bytes.
  *
- * ## Not built yet
- * The `for` pool integration (pools that follow the mask), the malleable
- * demo program, the OpenMP helper and the benchmarks are planned, not part
- * of this header yet. The command line, `ballast node`, manages registries
- * with the calls below (docs/node.md).
+ * ## Pools and OpenMP
+ * A `for` pool can follow the mask: bal_pool_create_with() with a node
+ * attach configuration, or any pool with BALLAST_NODE=1 (ballast/for.h,
+ * bal_pool_config). OpenMP programs apply the mask at their malleability
+ * points with the header-only ballast/node_omp.h. The command line,
+ * `ballast node`, manages registries with the calls below (docs/node.md).
  */
 #ifndef BALLAST_NODE_H
 #define BALLAST_NODE_H
@@ -261,6 +262,28 @@ BAL_API int bal_node_poll(bal_node_proc *p, bal_node_mask *mask, bool *changed);
  * Thread-safety: not concurrently with other calls on p.
  */
 BAL_API int bal_node_detach(bal_node_proc *p);
+
+/**
+ * The CPUs of the registry p is attached to.
+ * @param ncpus receives the registry's CPU count; is_virtual whether they
+ *        are virtual (either may be NULL).
+ * @return BAL_OK; BAL_EINVAL (NULL p). Thread-safety: safe (both values are
+ *         fixed when the registry is created).
+ */
+BAL_API int bal_node_proc_cpus(const bal_node_proc *p, int64_t *ncpus, bool *is_virtual);
+
+/**
+ * Bind the calling thread within a mask, as attached pools bind their
+ * workers and the OpenMP helper (ballast/node_omp.h) binds OpenMP threads:
+ * to the k-th CPU (from 0, ascending) of mask, or with k = −1 to the whole
+ * mask. Does nothing (BAL_OK) in a virtual registry.
+ * @param p    the attachment (says whether the registry's CPUs are real).
+ * @param mask the CPUs, typically the last mask bal_node_poll() reported.
+ * @return BAL_OK; BAL_EINVAL (NULL p or mask, empty mask, k < −1 or
+ *         k >= the mask's CPU count); BAL_ESYS (sched_setaffinity refused).
+ * Thread-safety: safe; it moves only the calling thread.
+ */
+BAL_API int bal_node_bind_thread(const bal_node_proc *p, const bal_node_mask *mask, int64_t k);
 
 /* ------------------------------------------------------------------ */
 /* Manager side                                                        */

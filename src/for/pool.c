@@ -143,7 +143,7 @@ static void stop_workers(bal_pool *pool, int started) {
   for (int i = 1; i <= started; i++) pthread_join(pool->workers[i].thread, NULL);
 }
 
-int bal_pool_create(int nthreads, bal_pool **out) {
+static int create_pool(int nthreads, bal_pool **out) {
   if (!out || nthreads < 0 || nthreads > BAL_POOL_MAX_THREADS) return BAL_EINVAL;
   int size = nthreads;
   if (size == 0) {
@@ -217,3 +217,28 @@ void bal_pool_destroy(bal_pool *pool) {
 int bal_pool_size(const bal_pool *pool) { return pool ? pool->size : BAL_EINVAL; }
 
 int bal_worker_id(void) { return bal__for_tls_worker_id; }
+
+int bal_pool_config_init(bal_pool_config *cfg) {
+  if (!cfg) return BAL_EINVAL;
+  memset(cfg, 0, sizeof *cfg);
+  return BAL_OK;
+}
+
+int bal_pool_create_with(const bal_pool_config *cfg, bal_pool **out) {
+  bal_pool_config def;
+  if (!cfg) {
+    bal_pool_config_init(&def);
+    cfg = &def;
+  }
+  if (cfg->node) return BAL_ENOTSUP; /* interim: attachment lands next */
+  return create_pool(cfg->nthreads, out);
+}
+
+int bal_pool_create(int nthreads, bal_pool **out) {
+  bal_pool_config cfg;
+  bal_pool_config_init(&cfg);
+  cfg.nthreads = nthreads;
+  return bal_pool_create_with(&cfg, out);
+}
+
+int bal_pool_active(const bal_pool *pool) { return pool ? pool->size : BAL_EINVAL; }

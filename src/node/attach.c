@@ -186,3 +186,29 @@ int bal_node_detach(bal_node_proc *p) {
   free(p);
   return rc;
 }
+
+int bal_node_proc_cpus(const bal_node_proc *p, int64_t *ncpus, bool *is_virtual) {
+  if (!p) return BAL_EINVAL;
+  if (ncpus) *ncpus = p->map.shm->ncpus;
+  if (is_virtual) *is_virtual = p->map.shm->is_virtual != 0;
+  return BAL_OK;
+}
+
+int bal_node_bind_thread(const bal_node_proc *p, const bal_node_mask *mask, int64_t k) {
+  if (!p || !mask || k < -1) return BAL_EINVAL;
+  int64_t n = bal_node_mask_count(mask);
+  if (n == 0 || k >= n) return BAL_EINVAL;
+  const bal__node_shm *s = p->map.shm;
+  if (s->is_virtual) return BAL_OK;
+  if (k < 0) return apply(s, mask);
+  for (int64_t c = 0, seen = 0; c < BAL_NODE_MAX_CPUS; c++) {
+    if (!bal_node_mask_has(mask, c)) continue;
+    if (seen++ < k) continue;
+    if (c >= CPU_SETSIZE) return BAL_EINVAL;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET((int)c, &set);
+    return sched_setaffinity(0, sizeof set, &set) == 0 ? BAL_OK : BAL_ESYS;
+  }
+  return BAL_EINVAL;
+}
