@@ -192,6 +192,40 @@ static int parse(opts *o, int argc, char **argv) {
   return CLI_CONTINUE;
 }
 
+/* Open the registry as a manager would, to say precisely what is wrong
+ * with it (attaching gives one code for a malformed name and a CPU list
+ * outside the node); 0 or the exit status. */
+static int check_registry(const opts *o) {
+  bal_node_manager *m;
+  int rc = bal_node_manager_open(o->registry, &m);
+  switch (rc) {
+  case BAL_OK: break;
+  case BAL_EINVAL:
+    return cli_usage_error(PROG,
+                           "--registry: '%s' is not a registry name (one word, an optional "
+                           "leading '/', under %d bytes)",
+                           o->registry, BAL_NODE_NAME_MAX - 1);
+  case BAL_ENOTFOUND:
+    fprintf(stderr, "%s: --registry: no registry '%s' (create it with 'ballast node init')\n",
+            PROG, o->registry);
+    return 1;
+  default:
+    fprintf(stderr, "%s: --registry: '%s': %s\n", PROG, o->registry, bal_strerror(rc));
+    return 1;
+  }
+  int64_t ncpus = 0;
+  bal_node_manager_info(m, &ncpus, NULL);
+  bal_node_manager_close(m);
+  for (int64_t c = ncpus; o->cpus_given && c < BAL_NODE_MAX_CPUS; c++)
+    if (bal_node_mask_has(&o->cpus, c)) {
+      fprintf(stderr, "%s: --cpus: CPU %" PRId64 " is outside registry '%s' (CPUs 0-%" PRId64
+                      ")\n",
+              PROG, c, o->registry, ncpus - 1);
+      return 1;
+    }
+  return 0;
+}
+
 /* Create the pool, attached when a registry is named; 0 or exit status. */
 static int make_pool(opts *o, bal_pool **pool) {
   bal_pool_config pc;
@@ -213,9 +247,18 @@ static int make_pool(opts *o, bal_pool **pool) {
     return cli_usage_error(PROG, "--job, --ranks and --cpus need a registry (--registry or $"
                                  BAL_NODE_REGISTRY_ENV ")");
   }
+  if (pc.node) {
+    int code = check_registry(o);
+    if (code) return code;
+  }
   int rc = bal_pool_create_with(&pc, pool);
   if (rc == BAL_OK) return 0;
-  if (pc.node)
+  if (rc == BAL_EBUSY)
+    fprintf(stderr,
+            "%s: --registry: cannot attach to '%s': %s (no free CPU%s, or this process or "
+            "the registry is full)\n",
+            PROG, o->registry, bal_strerror(rc), o->cpus_given ? " among --cpus" : "");
+  else if (pc.node)
     fprintf(stderr, "%s: --registry: cannot attach to '%s': %s\n", PROG, o->registry,
             bal_strerror(rc));
   else
