@@ -1,0 +1,166 @@
+/* bench_node_adapt: how fast an attached pool follows a manager's
+ * bal_node_manager_set() on a registry of this machine's real CPUs
+ * (workers bound to the CPUs of the mask). One process: a pool attached to
+ * a fresh real-CPU registry, holding CPUs 0-1, and a manager connection.
+ * Each repetition:
+ *   1. a loop on the unchanged mask {0,1} (baseline: both workers running),
+ *   2. set {0}, then a loop: until worker 0 runs, and worker 1 must not,
+ *   3. a loop on the unchanged mask {0} (baseline for 2),
+ *   4. set {0,1}, then a loop: until both workers run (worker 1 was
+ *      parked and must be woken).
+ * Latency = from entry into bal_for() to the first item of the last worker
+ * of the new mask to start; also from the call to bal_node_manager_set().
+ * Each loop is 400 items of ~2 us (about 0.8 ms on one worker), one item
+ * per chunk, so a worker that wakes late still finds work; a worker of the
+ * mask that ran no item is counted as a miss, a parked worker that ran one
+ * as a violation.
+ *
+ * Usage: bench_node_adapt [REPS]   (default 1000) */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "bench_node.h"
+
+enum { ITEMS = 400, MAXW = 2 };
+
+static _Atomic int64_t first_ns[MAXW];
+static volatile uint64_t sink;
+static uint64_t item_steps = 2000;
+
+static void body(int64_t b, int64_t e, void *arg) {
+  (void)arg;
+  int w = bal_worker_id();
+  if (w >= 0 && w < MAXW) {
+    int64_t zero = 0;
+    atomic_compare_exchange_strong(&first_ns[w], &zero, bench_now_ns());
+  }
+  uint64_t x = (uint64_t)b + 1;
+  for (int64_t i = b; i < e; i++)
+    for (uint64_t k = 0; k < item_steps; k++) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+    }
+  sink = x;
+}
+
+/* One loop; the time (us) from entry until every worker of `want` workers
+ * ran an item, or -1 if one did not. *extra: a worker past `want` ran. */
+static double loop(bal_pool *p, int want, int64_t since, double *from_set, bool *extra) {
+  for (int w = 0; w < MAXW; w++) atomic_store(&first_ns[w], 0);
+  int64_t t0 = bench_now_ns();
+  bal_for(p, 0, ITEMS, 1, body, NULL);
+  int64_t last = 0;
+  for (int w = 0; w < want; w++) {
+    int64_t f = atomic_load(&first_ns[w]);
+    if (f == 0) return -1;
+    if (f > last) last = f;
+  }
+  *extra = false;
+  for (int w = want; w < MAXW; w++) *extra = *extra || atomic_load(&first_ns[w]) != 0;
+  if (from_set) *from_set = (double)(last - since) * 1e-3;
+  return (double)(last - t0) * 1e-3;
+}
+
+static void report(const char *what, double *v, int64_t n, double *base) {
+  double med = bench_median(v, n);
+  printf("  %-38s median %7.1f us  (p10 %.1f, p90 %.1f)", what, med,
+         bench_quantile_sorted(v, n, 0.1), bench_quantile_sorted(v, n, 0.9));
+  if (base) printf("  baseline %.1f us", bench_median(base, n));
+  printf("\n");
+}
+
+int main(int argc, char **argv) {
+  int64_t reps = argc > 1 ? atoll(argv[1]) : 1000;
+  if (argc > 2 || reps < 1) {
+    fprintf(stderr, "usage: bench_node_adapt [REPS]\n");
+    return 2;
+  }
+  if (sysconf(_SC_NPROCESSORS_CONF) < 2) {
+    fprintf(stderr, "bench_node_adapt: needs 2 CPUs\n");
+    return 1;
+  }
+  char reg[64];
+  snprintf(reg, sizeof reg, "/bench-node-adapt-%ld", (long)getpid());
+  if (bench_node_registry(reg, 0) != BAL_OK) return 1;
+  bal_node_mask one, two;
+  bal_node_mask_zero(&one);
+  bal_node_mask_zero(&two);
+  bal_node_mask_add(&one, 0, 0);
+  bal_node_mask_add(&two, 0, 1);
+  bal_node_attach_config ac;
+  bal_node_attach_config_init(&ac);
+  ac.registry = reg;
+  ac.cpus = &two;
+  bal_pool_config pc;
+  bal_pool_config_init(&pc);
+  pc.nthreads = 2;
+  pc.node = &ac;
+  bal_pool *pool = NULL;
+  bal_node_manager *m = NULL;
+  int rc = bal_pool_create_with(&pc, &pool);
+  if (rc == BAL_OK) rc = bal_node_manager_open(reg, &m);
+  if (rc != BAL_OK) {
+    fprintf(stderr, "bench_node_adapt: %s\n", bal_strerror(rc));
+    bal_pool_destroy(pool);
+    bal_node_registry_destroy(reg);
+    return 1;
+  }
+  int64_t pid = (int64_t)getpid();
+  double *steady2 = malloc(sizeof(double) * (size_t)reps), *steady1 = malloc(sizeof(double) * (size_t)reps);
+  double *shrink = malloc(sizeof(double) * (size_t)reps), *grow = malloc(sizeof(double) * (size_t)reps);
+  double *shrink_set = malloc(sizeof(double) * (size_t)reps), *grow_set = malloc(sizeof(double) * (size_t)reps);
+  if (!steady2 || !steady1 || !shrink || !grow || !shrink_set || !grow_set) return 1;
+  int64_t misses = 0, violations = 0, errors = 0, n = 0;
+  bool extra;
+  double dummy;
+  loop(pool, 2, 0, NULL, &extra); /* first call: the attach's mask */
+  for (int64_t r = 0; r < reps; r++) {
+    double s2 = loop(pool, 2, 0, NULL, &extra);
+    int64_t ts = bench_now_ns();
+    errors += bal_node_manager_set(m, pid, &one, 0) != BAL_OK;
+    double sh = loop(pool, 1, ts, &shrink_set[n], &extra);
+    violations += extra;
+    double s1 = loop(pool, 1, 0, &dummy, &extra);
+    violations += extra;
+    ts = bench_now_ns();
+    errors += bal_node_manager_set(m, pid, &two, 0) != BAL_OK;
+    double gr = loop(pool, 2, ts, &grow_set[n], &extra);
+    if (s2 < 0 || sh < 0 || s1 < 0 || gr < 0) {
+      misses++;
+      continue;
+    }
+    steady2[n] = s2;
+    shrink[n] = sh;
+    steady1[n] = s1;
+    grow[n] = gr;
+    n++;
+  }
+  if (n == 0) {
+    fprintf(stderr, "bench_node_adapt: no complete repetition\n");
+    return 1;
+  }
+  printf("attached pool on real CPUs, manager sets 2 -> 1 -> 2 CPUs, %lld repetitions "
+         "(%lld complete)\n",
+         (long long)reps, (long long)n);
+  report("shrink to {0}: entry -> worker 0 runs", shrink, n, steady1);
+  report("grow to {0,1}: entry -> both run", grow, n, steady2);
+  report("shrink: set() call -> worker 0 runs", shrink_set, n, NULL);
+  report("grow: set() call -> both run", grow_set, n, NULL);
+  printf("  misses (a worker of the mask ran no item) %lld, violations (a parked worker ran) "
+         "%lld, set errors %lld\n",
+         (long long)misses, (long long)violations, (long long)errors);
+  bench_print_load();
+  bal_node_manager_close(m);
+  bal_pool_destroy(pool);
+  bal_node_registry_destroy(reg);
+  free(steady2);
+  free(steady1);
+  free(shrink);
+  free(grow);
+  free(shrink_set);
+  free(grow_set);
+  return violations || errors ? 1 : 0;
+}
