@@ -51,7 +51,10 @@ static void run_chunk(bal_pool *pool, bal__for_worker *w, uint32_t first, uint32
     w->chunk_units = w->chunk_units / 2 > c->min_units ? w->chunk_units / 2 : c->min_units;
 }
 
-/* Drain the worker's own range; returns the number of units it executed. */
+/* Drain the worker's own range; returns the number of units it executed.
+ * Clears w->have_range once the range answered empty; an attached pool's
+ * worker that is parked meanwhile stops after its current chunk with
+ * have_range still set (the rest of its range stays stealable). */
 static uint64_t drain_own(bal_pool *pool, bal__for_worker *w) {
   bal__for_range *mine = &pool->ranges[w->id];
   uint64_t done = 0;
@@ -60,7 +63,9 @@ static uint64_t drain_own(bal_pool *pool, bal__for_worker *w) {
   while ((n = bal__for_range_take(mine, w->chunk_units, &first)) != 0) {
     run_chunk(pool, w, first, n, &clock_ns);
     done += n;
+    if (pool->node && bal__for_follow_tick(pool, w, clock_ns)) return done;
   }
+  w->have_range = false;
   return done;
 }
 
@@ -77,6 +82,11 @@ static bool steal_round(bal_pool *pool, bal__for_worker *w) {
     for (int tries = 0; tries < 4; tries++) {
       uint32_t first;
       int64_t n = bal__for_range_steal(&pool->ranges[victim], pool->call.min_units, &first);
+      /* A parked owner takes nothing more: its last short grain (which a
+       * thief leaves to an active owner) is taken whole. */
+      if (n == 0 && pool->node &&
+          victim >= atomic_load_explicit(&pool->active, memory_order_acquire))
+        n = bal__for_range_steal_all(&pool->ranges[victim], &first);
       if (n == 0) break;
       w->stats.steals_attempted++;
       if (n > 0) {
@@ -97,25 +107,30 @@ static bool steal_round(bal_pool *pool, bal__for_worker *w) {
  * reports the last units signals (report_done), instead of yielding in a
  * loop: on a shared machine a yielding caller returns a time slice late and
  * burns CPU the remaining workers could use. */
-static void wait_for_completion(bal_pool *pool) {
+static bool waiting_over(bal_pool *pool, uint64_t orphans) {
+  return atomic_load(&pool->remaining) == 0 || atomic_load(&pool->orphans) != orphans;
+}
+
+/* Returns when every unit is done, or (attached pools) when a worker that
+ * was parked left a range behind after the caller last looked: the caller
+ * must then go back to stealing. */
+static void wait_for_completion(bal_pool *pool, uint64_t orphans) {
   int64_t deadline = bal__now_ns() + (pool->oversubscribed ? 0 : CALLER_SPIN_NS);
-  for (unsigned i = 1; atomic_load_explicit(&pool->remaining, memory_order_acquire) != 0; i++) {
+  for (unsigned i = 1; !waiting_over(pool, orphans); i++) {
     bal__for_cpu_relax();
     if ((i & 63) == 0 && bal__now_ns() > deadline) break;
   }
-  if (atomic_load_explicit(&pool->remaining, memory_order_acquire) == 0) return;
+  if (waiting_over(pool, orphans)) return;
   pthread_mutex_lock(&pool->done_lock);
-  /* seq_cst: pairs with report_done's decrement-then-read, so either we see
-   * zero or the reporter sees us waiting. */
+  /* seq_cst: pairs with wake_caller's update-then-read, so either we see
+   * the update or the updater sees us waiting. */
   atomic_store(&pool->caller_waiting, true);
-  while (atomic_load(&pool->remaining) != 0) pthread_cond_wait(&pool->done_cond, &pool->done_lock);
+  while (!waiting_over(pool, orphans)) pthread_cond_wait(&pool->done_cond, &pool->done_lock);
   atomic_store(&pool->caller_waiting, false);
   pthread_mutex_unlock(&pool->done_lock);
 }
 
-/* Report `done` units finished; wake the caller if they were the last. */
-static void report_done(bal_pool *pool, uint64_t done) {
-  if (atomic_fetch_sub(&pool->remaining, done) != done) return;
+static void wake_caller(bal_pool *pool) {
   if (atomic_load(&pool->caller_waiting)) {
     pthread_mutex_lock(&pool->done_lock);
     pthread_cond_signal(&pool->done_cond);
@@ -123,38 +138,58 @@ static void report_done(bal_pool *pool, uint64_t done) {
   }
 }
 
+/* Report `done` units finished; wake the caller if they were the last. */
+static void report_done(bal_pool *pool, uint64_t done) {
+  if (atomic_fetch_sub(&pool->remaining, done) != done) return;
+  wake_caller(pool);
+}
+
 void bal__for_work(bal_pool *pool, int self) {
   bal__for_worker *w = &pool->workers[self];
   bal__for_tls_worker_id = self;
-  /* The caller installed this worker's initial range. Once drained, a range
-   * must not be taken from again until a steal installs a new one: every
-   * take on an empty range pushes lo further past hi (see range.h). */
-  bool have_range = true;
+  /* w->have_range: the caller installed this worker's initial range (or an
+   * empty one if it was parked at entry). Once drained, a range must not be
+   * taken from again until a steal installs a new one: every take on an
+   * empty range pushes lo further past hi (see range.h). It survives a
+   * worker leaving and rejoining the call. */
   for (unsigned failed_rounds = 0;;) {
-    if (have_range) {
+    if (w->have_range) {
       uint64_t done = drain_own(pool, w);
-      have_range = false;
       /* Report in batches: one contended update per range drained, not per
        * item. */
       if (done) report_done(pool, done);
+      if (w->have_range) {
+        /* Parked during the drain: leave. If units remain in the range,
+         * make sure the caller (never parked) is not asleep past them. */
+        if (bal__for_range_size(&pool->ranges[self]) != 0) {
+          atomic_fetch_add(&pool->orphans, 1);
+          wake_caller(pool);
+        }
+        break;
+      }
     }
     if (atomic_load_explicit(&pool->remaining, memory_order_acquire) == 0) break;
+    if (pool->node && bal__for_follow_tick(pool, w, bal__now_ns())) break;
+    uint64_t orphans = atomic_load(&pool->orphans);
     if (steal_round(pool, w)) {
-      have_range = true;
+      w->have_range = true;
       failed_rounds = 0;
       continue;
     }
     /* Every range is empty: what is left is being executed. New stealable
      * work can only reappear in the instant between a thief's CAS and its
-     * installing what it stole, so a few rounds cover it; after that a
-     * background worker leaves the call (freeing its CPU) and the caller
-     * waits for the stragglers. */
+     * installing what it stole (or, attached, when a parked worker leaves
+     * its range), so a few rounds cover it; after that a background worker
+     * leaves the call (freeing its CPU) and the caller waits for the
+     * stragglers. */
     if (++failed_rounds < LEAVE_AFTER_ROUNDS) {
       bal__for_cpu_relax();
       continue;
     }
-    if (self == 0) wait_for_completion(pool);
-    break;
+    if (self != 0) break;
+    wait_for_completion(pool, orphans);
+    if (atomic_load_explicit(&pool->remaining, memory_order_acquire) == 0) break;
+    failed_rounds = 0; /* a range was left behind: steal it */
   }
   bal__for_tls_worker_id = -1;
 }
@@ -189,12 +224,28 @@ int bal_for(bal_pool *pool, int64_t begin, int64_t end, int64_t grain, bal_for_b
   /* The deal: worker i starts with its blocks of every round (layout.h);
    * the initial ranges tile the dealt offsets [0, units), remainder
    * included. */
-  int size = pool->size;
-  bal__for_layout_init(&c->layout, c->units, (uint32_t)size, c->min_units);
+  int size = pool->size, dealt = size;
+  if (pool->node) {
+    /* Attached: read the mask now, so that it holds from the first chunk,
+     * and deal the loop to the workers active now; the others start with
+     * empty ranges and join as thieves if a grow wakes them. */
+    bal__for_follow(pool, true, bal__now_ns());
+    dealt = atomic_load_explicit(&pool->active, memory_order_acquire);
+    if (pool->bind_node &&
+        pool->workers[0].bound_version !=
+            atomic_load_explicit(&pool->layout_version, memory_order_acquire))
+      bal__for_rebind(pool, &pool->workers[0]);
+  }
+  bal__for_layout_init(&c->layout, c->units, (uint32_t)dealt, c->min_units);
   for (int i = 0; i < size; i++) {
     bal__for_worker *w = &pool->workers[i];
-    w->seg = bal__for_layout_segment(&c->layout, (uint32_t)i);
-    bal__for_range_set(&pool->ranges[i], w->seg.begin, w->seg.end);
+    if (i < dealt) {
+      w->seg = bal__for_layout_segment(&c->layout, (uint32_t)i);
+      bal__for_range_set(&pool->ranges[i], w->seg.begin, w->seg.end);
+    } else {
+      bal__for_range_set(&pool->ranges[i], 0, 0);
+    }
+    w->have_range = i < dealt;
     memset(&w->stats, 0, sizeof w->stats);
     w->chunk_units = c->min_units;
   }

@@ -81,15 +81,40 @@ static uint64_t wait_for_epoch(bal_pool *pool, uint64_t seen) {
   return e;
 }
 
+static bool parked(const bal_pool *pool, const bal__for_worker *w) {
+  return w->id >= atomic_load_explicit(&pool->active, memory_order_acquire);
+}
+
+/* Attached pools: sleep (no spinning) while this worker is not active. */
+static void park(bal_pool *pool, bal__for_worker *w) {
+  pthread_mutex_lock(&pool->wake_lock);
+  while (parked(pool, w) && !atomic_load(&pool->shutdown))
+    pthread_cond_wait(&pool->park_cond, &pool->wake_lock);
+  pthread_mutex_unlock(&pool->wake_lock);
+}
+
 static void *worker_main(void *argp) {
   bal__for_worker *w = argp;
   bal_pool *pool = w->pool;
   if (w->cpus) bal__for_bind_self(w->cpus, w->id);
   uint64_t seen = 0;
   for (;;) {
-    seen = wait_for_epoch(pool, seen);
-    if (atomic_load_explicit(&pool->shutdown, memory_order_acquire)) break;
+    if (pool->node && parked(pool, w)) {
+      park(pool, w);
+      if (atomic_load_explicit(&pool->shutdown, memory_order_acquire)) break;
+      /* Woken by a grow: join the running call, if any, as a thief. The
+       * epoch is read before the call's state, so a call opened after this
+       * read moves the epoch past `seen` and is not missed. */
+      seen = atomic_load(&pool->epoch);
+    } else {
+      seen = wait_for_epoch(pool, seen);
+      if (atomic_load_explicit(&pool->shutdown, memory_order_acquire)) break;
+      if (pool->node && parked(pool, w)) continue;
+    }
     if (!join_call(pool)) continue; /* woke too late: that call is over */
+    if (pool->bind_node &&
+        w->bound_version != atomic_load_explicit(&pool->layout_version, memory_order_acquire))
+      bal__for_rebind(pool, w);
     bal__for_work(pool, w->id);
     atomic_fetch_sub_explicit(&pool->participants, 1, memory_order_release);
   }
@@ -105,11 +130,13 @@ static void wake_all(bal_pool *pool) {
   }
 }
 
+void bal__for_pool_wake(bal_pool *pool) { wake_all(pool); }
+
 void bal__for_pool_dispatch(bal_pool *pool) {
   /* Open the call: the caller has written pool->call and the ranges; the
    * release pairs with join_call's acquire. */
   atomic_store_explicit(&pool->participants, 0, memory_order_release);
-  if (pool->size > 1) wake_all(pool);
+  if (atomic_load_explicit(&pool->active, memory_order_relaxed) > 1) wake_all(pool);
   bal__for_work(pool, 0);
   /* Every unit is done. Close the call so late wakers stay out, and wait
    * for those inside to leave before the call's state can be reused. */
@@ -125,6 +152,9 @@ void bal__for_pool_dispatch(bal_pool *pool) {
 }
 
 static void free_pool(bal_pool *pool) {
+  bal__for_node_release(pool->node);
+  pthread_mutex_destroy(&pool->mask_lock);
+  pthread_cond_destroy(&pool->park_cond);
   pthread_cond_destroy(&pool->done_cond);
   pthread_mutex_destroy(&pool->done_lock);
   pthread_cond_destroy(&pool->wake_cond);
@@ -140,21 +170,29 @@ static void free_pool(bal_pool *pool) {
 static void stop_workers(bal_pool *pool, int started) {
   atomic_store_explicit(&pool->shutdown, true, memory_order_release);
   wake_all(pool);
+  pthread_mutex_lock(&pool->wake_lock);
+  pthread_cond_broadcast(&pool->park_cond);
+  pthread_mutex_unlock(&pool->wake_lock);
   for (int i = 1; i <= started; i++) pthread_join(pool->workers[i].thread, NULL);
 }
 
-static int create_pool(int nthreads, bal_pool **out) {
-  if (!out || nthreads < 0 || nthreads > BAL_POOL_MAX_THREADS) return BAL_EINVAL;
-  int size = nthreads;
-  if (size == 0) {
-    int rc = default_size(&size);
-    if (rc != BAL_OK) return rc;
-  }
+/* `size` >= 1 workers; `node` (may be NULL) is handed over to the pool,
+ * released on failure too. */
+static int create_pool(int size, bal__for_node *node, bool is_virtual, bal_pool **out) {
   bal__for_bind_policy bind;
   int rc = bal__for_bind_policy_from_env(&bind);
-  if (rc != BAL_OK) return rc;
+  if (rc != BAL_OK) {
+    bal__for_node_release(node);
+    return rc;
+  }
   bal_pool *pool = calloc(1, sizeof *pool);
-  if (!pool) return BAL_ENOMEM;
+  if (!pool) {
+    bal__for_node_release(node);
+    return BAL_ENOMEM;
+  }
+  pool->node = node;
+  pool->bind_node = node && !is_virtual;
+  if (pool->bind_node) bind = BAL__BIND_NONE; /* the mask places the workers */
   pool->size = size;
   pool->oversubscribed = size > online_cpus();
   pool->ranges = aligned_alloc(64, sizeof(bal__for_range) * (size_t)size);
@@ -163,6 +201,7 @@ static int create_pool(int nthreads, bal_pool **out) {
     free(pool->ranges);
     free(pool->workers);
     free(pool);
+    bal__for_node_release(node);
     return BAL_ENOMEM;
   }
   memset(pool->workers, 0, sizeof(bal__for_worker) * (size_t)size);
@@ -172,6 +211,7 @@ static int create_pool(int nthreads, bal_pool **out) {
       free(pool->ranges);
       free(pool->workers);
       free(pool);
+      bal__for_node_release(node);
       return BAL_ENOMEM;
     }
     bal__for_bind_plan(bind, size, pool->bind_sets);
@@ -194,6 +234,15 @@ static int create_pool(int nthreads, bal_pool **out) {
   atomic_init(&pool->epoch, 0);
   atomic_init(&pool->sleepers, 0);
   atomic_init(&pool->shutdown, false);
+  atomic_init(&pool->orphans, 0);
+  pthread_cond_init(&pool->park_cond, NULL);
+  pthread_mutex_init(&pool->mask_lock, NULL);
+  atomic_flag_clear(&pool->adopting);
+  atomic_init(&pool->active, size);
+  atomic_init(&pool->layout_version, 0);
+  atomic_init(&pool->adopted, 0);
+  atomic_init(&pool->next_poll_ns, 0);
+  if (node) bal__for_follow(pool, true, bal__now_ns()); /* active from the current mask */
 
   for (int i = 1; i < size; i++) {
     int err = pthread_create(&pool->workers[i].thread, NULL, worker_main, &pool->workers[i]);
@@ -224,14 +273,34 @@ int bal_pool_config_init(bal_pool_config *cfg) {
   return BAL_OK;
 }
 
+/* BALLAST_NODE=1 asks pools created without a node configuration to attach. */
+static bool node_from_env(void) {
+  const char *env = getenv("BALLAST_NODE");
+  return env && strcmp(env, "1") == 0;
+}
+
 int bal_pool_create_with(const bal_pool_config *cfg, bal_pool **out) {
   bal_pool_config def;
   if (!cfg) {
     bal_pool_config_init(&def);
     cfg = &def;
   }
-  if (cfg->node) return BAL_ENOTSUP; /* interim: attachment lands next */
-  return create_pool(cfg->nthreads, out);
+  if (!out || cfg->nthreads < 0 || cfg->nthreads > BAL_POOL_MAX_THREADS) return BAL_EINVAL;
+  bal__for_node *node = NULL;
+  int64_t ncpus = 0;
+  bool is_virtual = false;
+  if (cfg->node || node_from_env()) {
+    int rc = bal__for_node_acquire(cfg->node, &node, &ncpus, &is_virtual);
+    if (rc != BAL_OK) return rc;
+  }
+  int size = cfg->nthreads;
+  if (size == 0 && node) {
+    size = ncpus < BAL_POOL_MAX_THREADS ? (int)ncpus : BAL_POOL_MAX_THREADS;
+  } else if (size == 0) {
+    int rc = default_size(&size);
+    if (rc != BAL_OK) return rc;
+  }
+  return create_pool(size, node, is_virtual, out);
 }
 
 int bal_pool_create(int nthreads, bal_pool **out) {
@@ -241,4 +310,6 @@ int bal_pool_create(int nthreads, bal_pool **out) {
   return bal_pool_create_with(&cfg, out);
 }
 
-int bal_pool_active(const bal_pool *pool) { return pool ? pool->size : BAL_EINVAL; }
+int bal_pool_active(const bal_pool *pool) {
+  return pool ? atomic_load_explicit(&((bal_pool *)pool)->active, memory_order_acquire) : BAL_EINVAL;
+}

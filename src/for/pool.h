@@ -36,11 +36,17 @@ typedef struct bal__for_worker {
   bal__rng rng;                     /* victim selection */
   uint32_t chunk_units;             /* current adaptive chunk size */
   bal__for_segment seg;             /* initial range its current range lies in */
+  bool have_range;                  /* its range may still be taken from (range.h) */
+  uint64_t bound_version;           /* attached pools: the layout_version it is bound for */
   int id;
   struct bal_pool *pool;
   pthread_t thread;
   cpu_set_t *cpus; /* where to bind this background worker, or NULL */
 } bal__for_worker;
+
+/* The process's attachment to a node registry, shared by its pools
+ * (follow.c). */
+typedef struct bal__for_node bal__for_node;
 
 struct bal_pool {
   int size;
@@ -59,8 +65,10 @@ struct bal_pool {
    * reported done (workers report in batches, when their range runs dry). */
   _Alignas(64) _Atomic uint64_t participants;
   _Alignas(64) _Atomic uint64_t remaining;
-  /* The caller sleeps here when it has nothing left to do but wait. */
+  /* The caller sleeps here when it has nothing left to do but wait, until
+   * every unit is done or a worker leaving the call orphans a range. */
   atomic_bool caller_waiting;
+  _Atomic uint64_t orphans;
   pthread_mutex_t done_lock;
   pthread_cond_t done_cond;
   _Alignas(64) bal__for_call call;
@@ -70,6 +78,22 @@ struct bal_pool {
   bal__for_range *ranges;   /* size entries, one per worker (dealt offsets) */
   bal__for_worker *workers; /* size entries; [0] is the calling thread's */
   cpu_set_t *bind_sets; /* BALLAST_BIND placement, or NULL */
+
+  /* Following a node registry's mask (follow.c). `node` is NULL for an
+   * unattached pool: every hook below is behind that one branch. Workers
+   * [0, active) are active, the others park on park_cond (under
+   * wake_lock). `layout_version` grows whenever the pool adopts a new
+   * mask; `adopted` is the node version it adopted. */
+  bal__for_node *node;
+  bool bind_node;              /* real-CPU registry: bind workers within the mask */
+  pthread_cond_t park_cond;
+  atomic_flag adopting;        /* one thread adopts a new mask at a time */
+  pthread_mutex_t mask_lock;   /* guards mask */
+  bal_node_mask mask;          /* the mask adopted at layout_version */
+  _Alignas(64) atomic_int active; /* read per chunk by attached pools */
+  _Atomic uint64_t layout_version;
+  _Atomic int64_t next_poll_ns;
+  _Atomic uint64_t adopted;
 };
 
 /* Run the balanced loop of the pool's current call as worker `self` until
@@ -79,6 +103,37 @@ void bal__for_work(struct bal_pool *pool, int self);
 /* Wake the background workers for a new call and wait until every worker
  * that joined it has left (pool.c); meanwhile the caller works as worker 0. */
 void bal__for_pool_dispatch(struct bal_pool *pool);
+
+/* Wake the workers waiting for a call (pool.c). */
+void bal__for_pool_wake(struct bal_pool *pool);
+
+/* follow.c: attach to the process's shared node attachment (cfg non-NULL:
+ * explicitly, errors returned; NULL: from BALLAST_NODE=1, failures logged
+ * and *out left NULL). Sets *ncpus and *is_virtual when attached. */
+int bal__for_node_acquire(const bal_node_attach_config *cfg, bal__for_node **out, int64_t *ncpus,
+                          bool *is_virtual);
+void bal__for_node_release(bal__for_node *node);
+
+/* follow.c: read the node's mask and adopt it if it changed. `entry`: at
+ * bal_for() entry (waits for another pool's poll instead of skipping). */
+void bal__for_follow(struct bal_pool *pool, bool entry, int64_t now_ns);
+
+/* follow.c: bind worker w within the pool's current mask (real registries). */
+void bal__for_rebind(struct bal_pool *pool, bal__for_worker *w);
+
+/* Minimum time between two polls inside a call. */
+#define BAL__FOR_POLL_INTERVAL_NS 100000
+
+/* Attached pools, between chunks: poll when due, rebind when the mask
+ * moved; returns whether worker w must leave the call (it is parked). */
+static inline bool bal__for_follow_tick(struct bal_pool *pool, bal__for_worker *w, int64_t now_ns) {
+  if (now_ns >= atomic_load_explicit(&pool->next_poll_ns, memory_order_relaxed))
+    bal__for_follow(pool, false, now_ns);
+  if (pool->bind_node &&
+      w->bound_version != atomic_load_explicit(&pool->layout_version, memory_order_acquire))
+    bal__for_rebind(pool, w);
+  return w->id >= atomic_load_explicit(&pool->active, memory_order_acquire);
+}
 
 /* Index of the calling worker while it is inside a call, else -1. */
 extern _Thread_local int bal__for_tls_worker_id;

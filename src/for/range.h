@@ -79,6 +79,20 @@ static inline int64_t bal__for_range_steal(bal__for_range *r, uint32_t q, uint32
   return n;
 }
 
+/* Thief, from a parked owner (which takes nothing more): take the whole
+ * range, also a last grain shorter than q that bal__for_range_steal()
+ * leaves to the owner. Same return values. */
+static inline int64_t bal__for_range_steal_all(bal__for_range *r, uint32_t *first) {
+  uint64_t old = atomic_load_explicit(&r->word, memory_order_relaxed);
+  uint32_t lo = (uint32_t)old, hi = (uint32_t)(old >> 32);
+  if (lo >= hi) return 0;
+  if (!atomic_compare_exchange_strong_explicit(&r->word, &old, bal__for_range_pack(lo, lo),
+                                               memory_order_acq_rel, memory_order_relaxed))
+    return -1;
+  *first = lo;
+  return hi - lo;
+}
+
 /* Units still in the range (a racy snapshot; 0 when empty). */
 static inline uint32_t bal__for_range_size(const bal__for_range *r) {
   uint64_t w = atomic_load_explicit(&((bal__for_range *)r)->word, memory_order_relaxed);
