@@ -36,7 +36,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-work=(--work sleep --items 32 --item-us 2000)
+work=(--work sleep --items 16 --item-us 1000) # 1 ms per iteration on 16 workers
 job() { # SCENARIO NAME [run FLAGS... --] | [direct FLAGS... --]; then malleable's flags
   local s=$1 name=$2 how=$3
   shift 3
@@ -88,49 +88,54 @@ sleep 2
 job 4 B run --job 2 --next-to 1,3 -- --seconds 2
 finish
 
-# One data file per scenario, one block per job (A, B, C): points
-# (time from the scenario's first start, active workers) for a step plot,
-# falling to 0 when the job ends.
+# One data file per scenario: every 10 ms from the scenario's first start,
+# the CPUs (active workers) each job held then (0 before it started and
+# after it ended), as columns t A B C, for stacked areas.
 for s in 1 2 3 4; do
   t0=$(jq -s 'map(.start_clock_s) | min' "$tmp/$s"-*.json)
   for name in A B C; do
     f="$tmp/$s-$name.json"
-    if [ -f "$f" ]; then
-      jq -r --argjson t0 "$t0" '.start_clock_s as $s | .per_iteration as $p
-        | ([[$s - $t0, 0]] + [$p[] | [$s + .t_s - .time_s - $t0, .active]]
-           + [[$s + $p[-1].t_s - $t0, $p[-1].active], [$s + $p[-1].t_s - $t0, 0]])[]
-        | "\(.[0]) \(.[1])"' "$f"
-    else
-      echo "0 0"
-    fi
-    printf '\n\n'
-  done >"$tmp/s$s.dat"
+    [ -f "$f" ] || continue
+    # `active` is read after each iteration: it holds from that iteration's
+    # end to the next one's. (A job's first iteration is left out: what it
+    # held while it ran is known only at its end, ~1 ms later.)
+    jq -r --arg n "$name" --argjson t0 "$t0" '.start_clock_s as $s | .per_iteration as $p
+      | range(1; $p | length) as $k
+      | "\($n) \($s + $p[$k - 1].t_s - $t0) \($s + $p[$k].t_s - $t0) \($p[$k - 1].active)"' "$f"
+  done | awk '{ j[NR] = $1; b[NR] = $2; e[NR] = $3; a[NR] = $4; if ($3 > end) end = $3 }
+    END {
+      for (k = 0; k * 0.01 <= end + 0.05; k++) {
+        t = k * 0.01; v["A"] = v["B"] = v["C"] = 0
+        for (i = 1; i <= NR; i++) if (b[i] <= t && t < e[i]) v[j[i]] = a[i]
+        printf "%.2f %d %d %d\n", t, v["A"], v["B"], v["C"]
+      }
+    }' >"$tmp/s$s.dat"
 done
 
 png="$tmp/out.png"
 gnuplot <<GP
 set terminal pngcairo size 1100, 760 noenhanced font ',10'
 set output '$png'
-set multiplot layout 2, 2 title 'ballast-malleable jobs on a node of 16 virtual CPUs (ballast node run, SF 0.5)'
+set multiplot layout 2, 2 title 'ballast-malleable jobs on a node of 16 virtual CPUs (ballast node run, SF 0.5): CPUs each job holds, stacked'
 set xlabel 'time (s)'
 set ylabel 'CPUs held (active workers)'
-set yrange [0:17.5]
+set yrange [0:18.5]
 set ytics 0, 4, 16
 set xrange [0:6.6]
-set grid
-set key top right opaque box
-set linetype 1 lc rgb '#1f77b4' lw 2
-set linetype 2 lc rgb '#d62728' lw 2
-set linetype 3 lc rgb '#2ca02c' lw 2
-set title '1. A alone; B admitted at 2 s, ends at 4 s'
-plot '$tmp/s1.dat' index 0 with steps lt 1 title 'A', '' index 1 with steps lt 2 title 'B'
-set title '2. A ends (4 s) while B runs: B gets every CPU'
-plot '$tmp/s2.dat' index 0 with steps lt 1 title 'A', '' index 1 with steps lt 2 title 'B'
-set title '3. A has 12 ranks: it keeps 12 CPUs, B gets 4'
-plot '$tmp/s3.dat' index 0 with steps lt 1 title 'A (12 ranks)', '' index 1 with steps lt 2 title 'B'
-set title '4. A on 0-7, C on 8-15; B next to both'
-plot '$tmp/s4.dat' index 0 with steps lt 1 title 'A', '' index 1 with steps lt 2 title 'B', \
-     '' index 2 with steps lt 3 dt 2 title 'C'
+set grid front
+set key top right horizontal opaque box width 1.5
+set style fill solid 0.75 noborder
+A = '#1f77b4'; B = '#d62728'; C = '#2ca02c'
+do for [s = 1:4] {
+  if (s == 1) { set title '1. A alone; B admitted at 2 s for 2 s: A 8, B 8; then A 16' }
+  if (s == 2) { set title '2. A ends at 4 s while B runs: B gets every CPU' }
+  if (s == 3) { set title '3. A has 12 ranks: it keeps 12 CPUs, B gets 4' }
+  if (s == 4) { set title '4. A holds 0-7, C 8-15; B next to both: 4 from each' }
+  f = sprintf('$tmp/s%d.dat', s)
+  plot f using 1:(0):2 with filledcurves lc rgb A title (s == 3 ? 'A (12 ranks)' : 'A'), \
+       f using 1:2:(\$2 + \$3) with filledcurves lc rgb B title 'B', \
+       f using 1:(\$2 + \$3):(\$2 + \$3 + \$4) with filledcurves lc rgb C title (s == 4 ? 'C' : '')
+}
 unset multiplot
 GP
 [ -s "$png" ] || { echo "scenarios: gnuplot wrote nothing" >&2; exit 1; }

@@ -62,11 +62,12 @@ jq -e --argjson p "$pid" '.tool == "malleable" and .attached == true and .capaci
   fail "run's parameters: $(jq -c 'del(.per_iteration)' "$j")"
 # The phases, in order: [active, iterations, max workers_used after the
 # first, median items/s] per run of equal `active`.
-phases=$(jq -c '[.per_iteration | to_entries | reduce .[] as $e ([];
-    if length > 0 and .[-1].a == $e.value.active then .[-1].it += [$e.value]
-    else . + [{a: $e.value.active, it: [$e.value]}] end)[]
+phases=$(jq -c '[(reduce .per_iteration[] as $e ([];
+    if length > 0 and .[-1].a == $e.active then .[-1].it += [$e]
+    else . + [{a: $e.active, it: [$e]}] end))[]
   | {a, n: (.it | length), used: ([.it[1:][] | .workers_used] | max // 0),
      rate: (.it | map(.items_per_s) | sort | .[length / 2 | floor])}]' "$j")
+[ -n "$phases" ] || { echo "FAIL: no iterations in the JSON: $(head -c 300 "$j")"; exit 1; }
 echo "phases: $phases"
 echo "$phases" | jq -e 'map(.a) == [16, 4, 16]' >/dev/null ||
   fail "active workers went $(echo "$phases" | jq -c 'map(.a)'), expected 16 then 4 then 16"
