@@ -312,6 +312,16 @@ static void print_json(const opts *o, int capacity, double start_s, const sample
   json_finish(&j);
 }
 
+/* Items per second over iterations [first, end), leaving out the first
+ * (the one in which the change landed, or the warm-up) when there are
+ * others. */
+static double phase_rate(const sample *s, int64_t first, int64_t end, int64_t items) {
+  if (end - first > 1) first++;
+  double t = 0;
+  for (int64_t i = first; i < end; i++) t += s[i].time_s;
+  return t > 0 ? (double)items * (double)(end - first) / t : 0.0;
+}
+
 static bool write_csv(const opts *o, const sample *s, int64_t n) {
   out_file out;
   if (!out_open(&out, PROG, "--csv", o->csv)) return false;
@@ -360,6 +370,7 @@ int main(int argc, char **argv) {
   int64_t start = bal__now_ns();
   int64_t n = 0;
   int last_active = -1;
+  int64_t phase = 0; /* first iteration with the current active count */
   const char *stopped_by = "iterations";
   for (;;) {
     if (o.iterations_given || !o.seconds_given) {
@@ -393,9 +404,13 @@ int main(int argc, char **argv) {
     x->used = 0;
     for (int w = 0; w < cap; w++) x->used += ctx.count[w].items > 0;
     if (!o.json && x->active != last_active) {
-      printf("t=%.3f s  iteration %" PRId64 ": %d workers active, %.0f items/s\n", x->t_s, n - 1,
-             x->active, (double)o.items / x->time_s);
+      if (n == 1)
+        printf("t=%.3f s  iteration 0: %d workers active\n", x->t_s, x->active);
+      else
+        printf("t=%.3f s  iteration %" PRId64 ": %d workers active (before: %d, %.0f items/s)\n",
+               x->t_s, n - 1, x->active, last_active, phase_rate(s, phase, n - 1, o.items));
       fflush(stdout);
+      phase = n - 1;
     }
     last_active = x->active;
     if (o.seconds_given && x->t_s >= o.seconds) {
@@ -411,6 +426,9 @@ int main(int argc, char **argv) {
       print_json(&o, cap, (double)start * 1e-9, s, n, stopped_by);
     } else {
       double items = (double)o.items * (double)n, el = n ? s[n - 1].t_s : 0.0;
+      if (n > 0)
+        printf("t=%.3f s  end: %d workers active (%.0f items/s)\n", el, last_active,
+               phase_rate(s, phase, n, o.items));
       printf("%s: %" PRId64 " iterations in %.3f s (%s), %.0f items/s on average\n", PROG, n, el,
              stopped_by, el > 0 ? items / el : 0.0);
     }
