@@ -37,12 +37,7 @@ static void body(int64_t b, int64_t e, void *arg) {
     atomic_compare_exchange_strong(&first_ns[w], &zero, bench_now_ns());
   }
   uint64_t x = (uint64_t)b + 1;
-  for (int64_t i = b; i < e; i++)
-    for (uint64_t k = 0; k < item_steps; k++) {
-      x ^= x << 13;
-      x ^= x >> 7;
-      x ^= x << 17;
-    }
+  for (int64_t i = b; i < e; i++) x = bench_spin(item_steps, x);
   sink = x;
 }
 
@@ -73,11 +68,8 @@ static void report(const char *what, double *v, int64_t n, double *base) {
 }
 
 int main(int argc, char **argv) {
-  int64_t reps = argc > 1 ? atoll(argv[1]) : 1000;
-  if (argc > 2 || reps < 1) {
-    fprintf(stderr, "usage: bench_node_adapt [REPS]\n");
-    return 2;
-  }
+  int64_t reps = bench_reps(argc, argv, 1000, "bench_node_adapt");
+  if (reps < 0) return 2;
   if (sysconf(_SC_NPROCESSORS_CONF) < 2) {
     fprintf(stderr, "bench_node_adapt: needs 2 CPUs\n");
     return 1;

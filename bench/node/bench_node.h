@@ -43,6 +43,27 @@ static inline void bench_print_load(void) {
     printf("  load average: %.2f %.2f %.2f\n", load[0], load[1], load[2]);
 }
 
+/* REPS, the one optional argument (default def); -1 after printing the
+ * usage line if the arguments are wrong. */
+static inline int64_t bench_reps(int argc, char **argv, int64_t def, const char *prog) {
+  int64_t reps = argc > 1 ? atoll(argv[1]) : def;
+  if (argc > 2 || reps < 1) {
+    fprintf(stderr, "usage: %s [REPS]   (default %lld)\n", prog, (long long)def);
+    return -1;
+  }
+  return reps;
+}
+
+/* n steps of a xorshift chain from x: work the compiler cannot drop. */
+static inline uint64_t bench_spin(uint64_t n, uint64_t x) {
+  for (uint64_t i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+  }
+  return x;
+}
+
 /* Create a registry of ncpus virtual CPUs named name (printing why not). */
 static inline int bench_node_registry(const char *name, int64_t ncpus) {
   bal_node_registry_config rc;

@@ -20,19 +20,10 @@ enum { ITEMS = 100 };
 static volatile uint64_t sink;
 static uint64_t item_steps = 1000;
 
-static uint64_t kernel(uint64_t n, uint64_t x) {
-  for (uint64_t i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-  }
-  return x;
-}
-
 static void body(int64_t b, int64_t e, void *arg) {
   (void)arg;
   uint64_t x = 0;
-  for (int64_t i = b; i < e; i++) x += kernel(item_steps, (uint64_t)i + 1);
+  for (int64_t i = b; i < e; i++) x += bench_spin(item_steps, (uint64_t)i + 1);
   sink = x;
 }
 
@@ -43,11 +34,8 @@ static double time_call(bal_pool *p) {
 }
 
 int main(int argc, char **argv) {
-  int64_t reps = argc > 1 ? atoll(argv[1]) : 5000;
-  if (argc > 2 || reps < 1) {
-    fprintf(stderr, "usage: bench_node_for [REPS]\n");
-    return 2;
-  }
+  int64_t reps = bench_reps(argc, argv, 5000, "bench_node_for");
+  if (reps < 0) return 2;
   unsetenv("BALLAST_NODE"); /* the unattached pools stay unattached */
   char reg[64];
   snprintf(reg, sizeof reg, "/bench-node-for-%ld", (long)getpid());

@@ -26,11 +26,8 @@ __attribute__((noinline)) static int copy_mask(const bal_node_mask *src, bal_nod
 }
 
 int main(int argc, char **argv) {
-  int64_t reps = argc > 1 ? atoll(argv[1]) : 1000;
-  if (argc > 2 || reps < 1) {
-    fprintf(stderr, "usage: bench_node_poll [REPS]\n");
-    return 2;
-  }
+  int64_t reps = bench_reps(argc, argv, 1000, "bench_node_poll");
+  if (reps < 0) return 2;
   char reg[64];
   snprintf(reg, sizeof reg, "/bench-node-poll-%ld", (long)getpid());
   if (bench_node_registry(reg, 16) != BAL_OK) return 1;
