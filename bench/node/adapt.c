@@ -10,12 +10,17 @@
  *      parked and must be woken).
  * Latency = from entry into bal_for() to the first item of the last worker
  * of the new mask to start; also from the call to bal_node_manager_set().
- * Each loop is 400 items of ~2 us (about 0.8 ms on one worker), one item
+ * Each loop is 1,000 items of ~2 us (about 2 ms on one worker), one item
  * per chunk, so a worker that wakes late still finds work; a worker of the
- * mask that ran no item is counted as a miss, a parked worker that ran one
- * as a violation.
+ * mask that ran no item is a miss (counted as starting at the loop's end),
+ * a parked worker that ran one a violation.
+ * Baseline for the grow, in the same run: the time a pthread condition
+ * variable takes to wake a thread bound to CPU 1 (signal to running), the
+ * operating system's part of waking a parked worker.
  *
  * Usage: bench_node_adapt [REPS]   (default 1000) */
+#include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +28,7 @@
 
 #include "bench_node.h"
 
-enum { ITEMS = 400, MAXW = 2 };
+enum { ITEMS = 1000, MAXW = 2 };
 
 static _Atomic int64_t first_ns[MAXW];
 static volatile uint64_t sink;
@@ -42,21 +47,70 @@ static void body(int64_t b, int64_t e, void *arg) {
 }
 
 /* One loop; the time (us) from entry until every worker of `want` workers
- * ran an item, or -1 if one did not. *extra: a worker past `want` ran. */
-static double loop(bal_pool *p, int want, int64_t since, double *from_set, bool *extra) {
+ * ran an item. A worker that ran none (*miss) counts as starting when the
+ * loop ended: a lower bound, so that slow wake-ups are not left out of the
+ * medians. *extra: a worker past `want` ran. */
+static double loop(bal_pool *p, int want, int64_t since, double *from_set, bool *miss,
+                   bool *extra) {
   for (int w = 0; w < MAXW; w++) atomic_store(&first_ns[w], 0);
   int64_t t0 = bench_now_ns();
   bal_for(p, 0, ITEMS, 1, body, NULL);
+  int64_t end = bench_now_ns();
   int64_t last = 0;
+  *miss = false;
   for (int w = 0; w < want; w++) {
     int64_t f = atomic_load(&first_ns[w]);
-    if (f == 0) return -1;
+    if (f == 0) {
+      *miss = true;
+      f = end;
+    }
     if (f > last) last = f;
   }
   *extra = false;
   for (int w = want; w < MAXW; w++) *extra = *extra || atomic_load(&first_ns[w]) != 0;
   if (from_set) *from_set = (double)(last - since) * 1e-3;
   return (double)(last - t0) * 1e-3;
+}
+
+/* The wake baseline: a thread on CPU 1 waits on a condition variable. */
+static pthread_mutex_t wlock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wcond = PTHREAD_COND_INITIALIZER;
+static int64_t wround, wdone;       /* under wlock */
+static _Atomic int64_t woke_ns;
+
+static void *waiter(void *arg) {
+  (void)arg;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(1, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  pthread_mutex_lock(&wlock);
+  for (int64_t seen = 0;; seen++) {
+    while (wround == seen) pthread_cond_wait(&wcond, &wlock);
+    if (wround < 0) break;
+    atomic_store(&woke_ns, bench_now_ns());
+    wdone = wround;
+  }
+  pthread_mutex_unlock(&wlock);
+  return NULL;
+}
+
+/* Signal the waiter; the time (us) until it runs. */
+static double wake_once(void) {
+  struct timespec settle = {0, 200000}; /* let it block first */
+  nanosleep(&settle, NULL);
+  pthread_mutex_lock(&wlock);
+  int64_t t0 = bench_now_ns();
+  wround++;
+  pthread_cond_signal(&wcond);
+  pthread_mutex_unlock(&wlock);
+  for (;;) {
+    pthread_mutex_lock(&wlock);
+    bool done = wdone == wround;
+    pthread_mutex_unlock(&wlock);
+    if (done) break;
+  }
+  return (double)(atomic_load(&woke_ns) - t0) * 1e-3;
 }
 
 static void report(const char *what, double *v, int64_t n, double *base) {
@@ -104,47 +158,47 @@ int main(int argc, char **argv) {
   double *steady2 = malloc(sizeof(double) * (size_t)reps), *steady1 = malloc(sizeof(double) * (size_t)reps);
   double *shrink = malloc(sizeof(double) * (size_t)reps), *grow = malloc(sizeof(double) * (size_t)reps);
   double *shrink_set = malloc(sizeof(double) * (size_t)reps), *grow_set = malloc(sizeof(double) * (size_t)reps);
-  if (!steady2 || !steady1 || !shrink || !grow || !shrink_set || !grow_set) return 1;
+  double *wake = malloc(sizeof(double) * (size_t)reps);
+  if (!steady2 || !steady1 || !shrink || !grow || !shrink_set || !grow_set || !wake) return 1;
+  pthread_t wt;
+  if (pthread_create(&wt, NULL, waiter, NULL) != 0) return 1;
   int64_t misses = 0, violations = 0, errors = 0, n = 0;
-  bool extra;
+  bool extra, miss;
   double dummy;
-  loop(pool, 2, 0, NULL, &extra); /* first call: the attach's mask */
-  for (int64_t r = 0; r < reps; r++) {
-    double s2 = loop(pool, 2, 0, NULL, &extra);
+  loop(pool, 2, 0, NULL, &miss, &extra); /* first call: the attach's mask */
+  for (int64_t r = 0; r < reps; r++, n++) {
+    steady2[n] = loop(pool, 2, 0, NULL, &miss, &extra);
     int64_t ts = bench_now_ns();
     errors += bal_node_manager_set(m, pid, &one, 0) != BAL_OK;
-    double sh = loop(pool, 1, ts, &shrink_set[n], &extra);
+    shrink[n] = loop(pool, 1, ts, &shrink_set[n], &miss, &extra);
+    misses += miss;
     violations += extra;
-    double s1 = loop(pool, 1, 0, &dummy, &extra);
+    steady1[n] = loop(pool, 1, 0, &dummy, &miss, &extra);
     violations += extra;
     ts = bench_now_ns();
     errors += bal_node_manager_set(m, pid, &two, 0) != BAL_OK;
-    double gr = loop(pool, 2, ts, &grow_set[n], &extra);
-    if (s2 < 0 || sh < 0 || s1 < 0 || gr < 0) {
-      misses++;
-      continue;
-    }
-    steady2[n] = s2;
-    shrink[n] = sh;
-    steady1[n] = s1;
-    grow[n] = gr;
-    n++;
+    grow[n] = loop(pool, 2, ts, &grow_set[n], &miss, &extra);
+    misses += miss;
+    wake[n] = wake_once();
   }
-  if (n == 0) {
-    fprintf(stderr, "bench_node_adapt: no complete repetition\n");
-    return 1;
-  }
-  printf("attached pool on real CPUs, manager sets 2 -> 1 -> 2 CPUs, %lld repetitions "
-         "(%lld complete)\n",
-         (long long)reps, (long long)n);
+  printf("attached pool on real CPUs, manager sets 2 -> 1 -> 2 CPUs, %lld repetitions\n",
+         (long long)reps);
   report("shrink to {0}: entry -> worker 0 runs", shrink, n, steady1);
   report("grow to {0,1}: entry -> both run", grow, n, steady2);
+  report("baseline: condvar signal -> thread runs", wake, n, NULL);
   report("shrink: set() call -> worker 0 runs", shrink_set, n, NULL);
   report("grow: set() call -> both run", grow_set, n, NULL);
-  printf("  misses (a worker of the mask ran no item) %lld, violations (a parked worker ran) "
+  printf("  misses (a worker of the new mask ran no item: counted at the loop's end) %lld,\n"
+         "  violations (a parked worker ran) "
          "%lld, set errors %lld\n",
          (long long)misses, (long long)violations, (long long)errors);
   bench_print_load();
+  pthread_mutex_lock(&wlock);
+  wround = -1;
+  pthread_cond_signal(&wcond);
+  pthread_mutex_unlock(&wlock);
+  pthread_join(wt, NULL);
+  free(wake);
   bal_node_manager_close(m);
   bal_pool_destroy(pool);
   bal_node_registry_destroy(reg);
