@@ -16,14 +16,20 @@
  * a parked worker that ran one a violation.
  * Baseline for the grow, in the same run: the time a pthread condition
  * variable takes to wake a thread bound to CPU 1 (signal to running), the
- * operating system's part of waking a parked worker.
+ * operating system's part of waking a parked worker; once for a thread
+ * that only waits, once for one that computed 2 ms before it blocked, as
+ * a worker does before it parks (under load the scheduler wakes a thread
+ * that just used its share of the CPU later).
  *
- * Usage: bench_node_adapt [REPS]   (default 1000) */
+ * Usage: bench_node_adapt [REPS [virtual]]   (default 1000)
+ *   virtual: a registry of 2 virtual CPUs instead (no binding), to tell
+ *   the cost of following the mask from that of binding the workers. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "bench_node.h"
@@ -31,6 +37,7 @@
 enum { ITEMS = 1000, MAXW = 2 };
 
 static _Atomic int64_t first_ns[MAXW];
+static _Atomic int first_cpu[MAXW]; /* the CPU each worker's first item ran on */
 static volatile uint64_t sink;
 static uint64_t item_steps = 2000;
 
@@ -39,7 +46,8 @@ static void body(int64_t b, int64_t e, void *arg) {
   int w = bal_worker_id();
   if (w >= 0 && w < MAXW) {
     int64_t zero = 0;
-    atomic_compare_exchange_strong(&first_ns[w], &zero, bench_now_ns());
+    if (atomic_compare_exchange_strong(&first_ns[w], &zero, bench_now_ns()))
+      atomic_store(&first_cpu[w], sched_getcpu());
   }
   uint64_t x = (uint64_t)b + 1;
   for (int64_t i = b; i < e; i++) x = bench_spin(item_steps, x);
@@ -77,6 +85,7 @@ static pthread_mutex_t wlock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wcond = PTHREAD_COND_INITIALIZER;
 static int64_t wround, wdone;       /* under wlock */
 static _Atomic int64_t woke_ns;
+static _Atomic int64_t busy_ns;     /* how long the waiter computes after each wake-up */
 
 static void *waiter(void *arg) {
   (void)arg;
@@ -88,16 +97,25 @@ static void *waiter(void *arg) {
   for (int64_t seen = 0;; seen++) {
     while (wround == seen) pthread_cond_wait(&wcond, &wlock);
     if (wround < 0) break;
-    atomic_store(&woke_ns, bench_now_ns());
+    int64_t t = bench_now_ns();
+    atomic_store(&woke_ns, t);
     wdone = wround;
+    int64_t busy = atomic_load(&busy_ns);
+    if (busy > 0) { /* compute as a worker does before it parks */
+      pthread_mutex_unlock(&wlock);
+      while (bench_now_ns() - t < busy) sink = bench_spin(100, sink);
+      pthread_mutex_lock(&wlock);
+    }
   }
   pthread_mutex_unlock(&wlock);
   return NULL;
 }
 
-/* Signal the waiter; the time (us) until it runs. */
-static double wake_once(void) {
-  struct timespec settle = {0, 200000}; /* let it block first */
+/* Signal the waiter; the time (us) until it runs. It then computes for
+ * busy_ms before it blocks again. */
+static double wake_once(double busy_ms) {
+  atomic_store(&busy_ns, (int64_t)(busy_ms * 1e6));
+  struct timespec settle = {0, 200000 + (long)(busy_ms * 1e6)}; /* let it block first */
   nanosleep(&settle, NULL);
   pthread_mutex_lock(&wlock);
   int64_t t0 = bench_now_ns();
@@ -110,7 +128,9 @@ static double wake_once(void) {
     pthread_mutex_unlock(&wlock);
     if (done) break;
   }
-  return (double)(atomic_load(&woke_ns) - t0) * 1e-3;
+  double us = (double)(atomic_load(&woke_ns) - t0) * 1e-3;
+  nanosleep(&settle, NULL); /* its computing must not disturb what follows */
+  return us;
 }
 
 static void report(const char *what, double *v, int64_t n, double *base) {
@@ -122,7 +142,8 @@ static void report(const char *what, double *v, int64_t n, double *base) {
 }
 
 int main(int argc, char **argv) {
-  int64_t reps = bench_reps(argc, argv, 1000, "bench_node_adapt");
+  bool virt = argc == 3 && !strcmp(argv[2], "virtual");
+  int64_t reps = bench_reps(virt ? 2 : argc, argv, 1000, "bench_node_adapt");
   if (reps < 0) return 2;
   if (sysconf(_SC_NPROCESSORS_CONF) < 2) {
     fprintf(stderr, "bench_node_adapt: needs 2 CPUs\n");
@@ -130,7 +151,7 @@ int main(int argc, char **argv) {
   }
   char reg[64];
   snprintf(reg, sizeof reg, "/bench-node-adapt-%ld", (long)getpid());
-  if (bench_node_registry(reg, 0) != BAL_OK) return 1;
+  if (bench_node_registry(reg, virt ? 2 : 0) != BAL_OK) return 1;
   bal_node_mask one, two;
   bal_node_mask_zero(&one);
   bal_node_mask_zero(&two);
@@ -159,10 +180,14 @@ int main(int argc, char **argv) {
   double *shrink = malloc(sizeof(double) * (size_t)reps), *grow = malloc(sizeof(double) * (size_t)reps);
   double *shrink_set = malloc(sizeof(double) * (size_t)reps), *grow_set = malloc(sizeof(double) * (size_t)reps);
   double *wake = malloc(sizeof(double) * (size_t)reps);
-  if (!steady2 || !steady1 || !shrink || !grow || !shrink_set || !grow_set || !wake) return 1;
+  double *wake_busy = malloc(sizeof(double) * (size_t)reps);
+  if (!steady2 || !steady1 || !shrink || !grow || !shrink_set || !grow_set || !wake ||
+      !wake_busy)
+    return 1;
   pthread_t wt;
   if (pthread_create(&wt, NULL, waiter, NULL) != 0) return 1;
   int64_t misses = 0, violations = 0, errors = 0, n = 0;
+  int64_t shared = 0; /* grows where worker 0 started on worker 1's CPU */
   bool extra, miss;
   double dummy;
   loop(pool, 2, 0, NULL, &miss, &extra); /* first call: the attach's mask */
@@ -179,15 +204,21 @@ int main(int argc, char **argv) {
     errors += bal_node_manager_set(m, pid, &two, 0) != BAL_OK;
     grow[n] = loop(pool, 2, ts, &grow_set[n], &miss, &extra);
     misses += miss;
-    wake[n] = wake_once();
+    shared += !miss && atomic_load(&first_cpu[0]) == atomic_load(&first_cpu[1]);
+    wake[n] = wake_once(0);
+    wake_busy[n] = wake_once(2);
   }
-  printf("attached pool on real CPUs, manager sets 2 -> 1 -> 2 CPUs, %lld repetitions\n",
-         (long long)reps);
+  printf("attached pool on %s CPUs, manager sets 2 -> 1 -> 2 CPUs, %lld repetitions\n",
+         virt ? "2 virtual" : "real", (long long)reps);
   report("shrink to {0}: entry -> worker 0 runs", shrink, n, steady1);
   report("grow to {0,1}: entry -> both run", grow, n, steady2);
   report("baseline: condvar signal -> thread runs", wake, n, NULL);
+  report("  the same, thread computed 2 ms before", wake_busy, n, NULL);
   report("shrink: set() call -> worker 0 runs", shrink_set, n, NULL);
   report("grow: set() call -> both run", grow_set, n, NULL);
+  if (!virt)
+    printf("  grows where worker 0 (bound to the whole mask) started on worker 1's CPU: %lld\n",
+           (long long)shared);
   printf("  misses (a worker of the new mask ran no item: counted at the loop's end) %lld,\n"
          "  violations (a parked worker ran) "
          "%lld, set errors %lld\n",
@@ -199,6 +230,7 @@ int main(int argc, char **argv) {
   pthread_mutex_unlock(&wlock);
   pthread_join(wt, NULL);
   free(wake);
+  free(wake_busy);
   bal_node_manager_close(m);
   bal_pool_destroy(pool);
   bal_node_registry_destroy(reg);
