@@ -175,6 +175,11 @@ module ballast
       type(c_ptr), value :: pool
       integer(c_int) :: n
     end function c_pool_size
+    function c_pool_active(pool) bind(c, name='bal_pool_active') result(n)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: pool
+      integer(c_int) :: n
+    end function c_pool_active
     function c_for(pool, begin, end, grain, body, arg) bind(c, name='bal_for') result(rc)
       import :: c_int, c_int64_t, c_ptr, c_funptr
       type(c_ptr), value :: pool
@@ -273,7 +278,8 @@ module ballast
 
   public :: bal_c_string, bal_to_c_string
   public :: bal_strerror, bal_err_name, bal_version, bal_log_set_callback
-  public :: bal_pool_create, bal_pool_destroy, bal_pool_size, bal_for, bal_for_last_stats
+  public :: bal_pool_create, bal_pool_destroy, bal_pool_size, bal_pool_active, bal_for, &
+    bal_for_last_stats
   public :: bal_node_mask_zero, bal_node_mask_add, bal_node_mask_has, bal_node_mask_count, &
     bal_node_mask_equal, bal_node_mask_parse, bal_node_mask_format, &
     bal_node_registry_config_init, bal_node_registry_create, bal_node_registry_destroy, &
@@ -386,6 +392,15 @@ contains
     integer(c_int) :: n
     n = c_pool_size(pool%ptr)
   end function bal_pool_size
+
+  !> Workers active now: the size, or for a pool following a node
+  !> registry's mask (BALLAST_NODE=1) min(CPUs of the mask, size);
+  !> BAL_EINVAL for a null pool.
+  recursive function bal_pool_active(pool) result(n)
+    type(bal_pool), intent(in) :: pool
+    integer(c_int) :: n
+    n = c_pool_active(pool%ptr)
+  end function bal_pool_active
 
   !> Run body over [begin, end) in parallel; return when every index ran
   !> exactly once. arg (default null) reaches body unchanged; grain

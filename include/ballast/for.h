@@ -13,7 +13,9 @@
  * in turn). Chunk sizes adapt to the measured cost of the body, so 1 ns
  * bodies run in long chunks while a loop whose cost sits in a handful of
  * items is still split finely. The deal depends only on the length, the
- * grain and the pool size. See docs/for.md for the user guide.
+ * grain and the pool size (for a pool attached to a node registry: the
+ * workers active at the call's entry, see bal_pool_config). See
+ * docs/for.md for the user guide.
  *
  * Threading model: a pool of `n` workers is `n - 1` background threads plus
  * the thread that calls bal_for(), which takes part as worker 0. Calls on one
@@ -42,7 +44,8 @@ typedef struct bal_pool bal_pool;
  * @param nthreads number of workers, counting the calling thread of each
  *        bal_for(); 0 means the value of the environment variable
  *        BALLAST_NUM_THREADS if set, else the number of CPUs this process
- *        may run on (its affinity mask).
+ *        may run on (its affinity mask) — or, for a pool attached to a node
+ *        registry (BALLAST_NODE=1), the registry's CPU count.
  * @param out receives the pool on success; untouched on error.
  *
  * The environment variable BALLAST_BIND places the background workers
@@ -100,8 +103,10 @@ BAL_API int bal_pool_create(int nthreads, bal_pool **out);
  *    whole call are zero; a worker that parked or woke during the call
  *    reports what it did while active.
  *  - **Cost** when no registry is attached: one predictable branch per
- *    chunk. Attached and nothing changes: at entry one poll (an atomic load
- *    and a 128-byte copy), per chunk two loads of read-mostly words.
+ *    chunk. Attached and nothing changes: at entry one poll (a flag, an
+ *    atomic load of the registry's word and a 128-byte copy), per chunk
+ *    three loads of words that change only with the mask (when the next
+ *    poll is due, whether to rebind, the active count).
  *  - The process's own threads other than the pool's are not moved.
  */
 typedef struct bal_pool_config {

@@ -130,8 +130,6 @@ static void wake_all(bal_pool *pool) {
   }
 }
 
-void bal__for_pool_wake(bal_pool *pool) { wake_all(pool); }
-
 void bal__for_pool_dispatch(bal_pool *pool) {
   /* Open the call: the caller has written pool->call and the ranges; the
    * release pairs with join_call's acquire. */
@@ -176,9 +174,9 @@ static void stop_workers(bal_pool *pool, int started) {
   for (int i = 1; i <= started; i++) pthread_join(pool->workers[i].thread, NULL);
 }
 
-/* `size` >= 1 workers; `node` (may be NULL) is handed over to the pool,
- * released on failure too. */
-static int create_pool(int size, bal__for_node *node, bool is_virtual, bal_pool **out) {
+/* `size` >= 1 workers on `cpus` usable CPUs; `node` (may be NULL) is
+ * handed over to the pool, released on failure too. */
+static int create_pool(int size, int cpus, bal__for_node *node, bool is_virtual, bal_pool **out) {
   bal__for_bind_policy bind;
   int rc = bal__for_bind_policy_from_env(&bind);
   if (rc != BAL_OK) {
@@ -194,7 +192,7 @@ static int create_pool(int size, bal__for_node *node, bool is_virtual, bal_pool 
   pool->bind_node = node && !is_virtual;
   if (pool->bind_node) bind = BAL__BIND_NONE; /* the mask places the workers */
   pool->size = size;
-  pool->oversubscribed = size > online_cpus();
+  pool->oversubscribed = size > cpus;
   pool->ranges = aligned_alloc(64, sizeof(bal__for_range) * (size_t)size);
   pool->workers = aligned_alloc(64, sizeof(bal__for_worker) * (size_t)size);
   if (!pool->ranges || !pool->workers) {
@@ -289,6 +287,10 @@ int bal_pool_create_with(const bal_pool_config *cfg, bal_pool **out) {
   bal__for_node *node = NULL;
   int64_t ncpus = 0;
   bool is_virtual = false;
+  /* Counted before attaching: in a real-CPU registry the first poll binds
+   * this thread to the process's mask, which may be smaller than what
+   * the pool will run on later. */
+  int cpus = online_cpus();
   if (cfg->node || node_from_env()) {
     int rc = bal__for_node_acquire(cfg->node, &node, &ncpus, &is_virtual);
     if (rc != BAL_OK) return rc;
@@ -300,7 +302,8 @@ int bal_pool_create_with(const bal_pool_config *cfg, bal_pool **out) {
     int rc = default_size(&size);
     if (rc != BAL_OK) return rc;
   }
-  return create_pool(size, node, is_virtual, out);
+  if (node && !is_virtual && ncpus > cpus) cpus = (int)ncpus; /* the node's CPUs */
+  return create_pool(size, cpus, node, is_virtual, out);
 }
 
 int bal_pool_create(int nthreads, bal_pool **out) {

@@ -104,9 +104,6 @@ void bal__for_work(struct bal_pool *pool, int self);
  * that joined it has left (pool.c); meanwhile the caller works as worker 0. */
 void bal__for_pool_dispatch(struct bal_pool *pool);
 
-/* Wake the workers waiting for a call (pool.c). */
-void bal__for_pool_wake(struct bal_pool *pool);
-
 /* follow.c: attach to the process's shared node attachment (cfg non-NULL:
  * explicitly, errors returned; NULL: from BALLAST_NODE=1, failures logged
  * and *out left NULL). Sets *ncpus and *is_virtual when attached. */

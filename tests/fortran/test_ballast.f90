@@ -141,6 +141,8 @@ contains
     call check(bal_pool_size(null_pool) == BAL_EINVAL, 'size of a null pool')
     call check(bal_pool_create(pool, 3_c_int) == BAL_OK, 'pool of 3')
     call check(bal_pool_size(pool) == 3, 'size 3')
+    call check(bal_pool_active(pool) == 3, 'unattached: all 3 active')
+    call check(bal_pool_active(null_pool) == BAL_EINVAL, 'active of a null pool')
     call bal_pool_destroy(pool)
     call check(.not. c_associated(pool%ptr), 'destroy nulls the handle')
     call bal_pool_destroy(pool) ! a null pool is ignored

@@ -4,7 +4,8 @@
 #   examples/NAME.c   one program from one file
 #   examples/NAME/    one program from all the .c files of the directory
 # A program whose sources mention MPI is built with mpicc, the others with
-# cc, in C11 with -Wall -Wextra -Wpedantic -Werror: examples use only the
+# cc (with -fopenmp when they use ballast/node_omp.h), in C11 with -Wall
+# -Wextra -Wpedantic -Werror: examples use only the
 # public API (<ballast/...>, MPI, libc), so a private header fails here.
 # Exit 77 (CTest: skipped) without pkg-config or mpicc.
 # Usage: build-examples.sh BUILD_DIR SOURCE_DIR
@@ -34,8 +35,10 @@ for path in "$src"/examples/*.c "$src"/examples/*/; do
   [ -e "${srcs[0]}" ] || continue
   compiler=cc
   if grep -q "mpi\.h\|MPI_\|ballast/rebalance\.h\|ballast/steal\.h" "${srcs[@]}"; then compiler=mpicc; fi
-  if ! "$compiler" -std=c11 -Wall -Wextra -Wpedantic -Werror -o "$tmp/$name" "${srcs[@]}" \
-    "${flags[@]}" 2>"$tmp/err"; then
+  extra=()
+  if grep -q "ballast/node_omp\.h" "${srcs[@]}"; then extra=(-fopenmp); fi
+  if ! "$compiler" -std=c11 -Wall -Wextra -Wpedantic -Werror "${extra[@]}" -o "$tmp/$name" \
+    "${srcs[@]}" "${flags[@]}" 2>"$tmp/err"; then
     echo "FAIL: examples/$name does not build against the installed Ballast with" >&2
     echo "  $compiler ... \$(pkg-config --cflags --libs ballast):" >&2
     cat "$tmp/err" >&2

@@ -22,6 +22,17 @@ int node_test_registry(char name[64], int64_t ncpus) {
   return bal_node_registry_create(&cfg);
 }
 
+int node_test_pool(const char *reg, int nthreads, bal_pool **out) {
+  bal_node_attach_config nc;
+  bal_node_attach_config_init(&nc);
+  nc.registry = reg;
+  bal_pool_config cfg;
+  bal_pool_config_init(&cfg);
+  cfg.nthreads = nthreads;
+  cfg.node = &nc;
+  return bal_pool_create_with(&cfg, out);
+}
+
 int node_fixture_setup(void **state) {
   static node_fixture f;
   if (node_test_registry(f.name, 16) != BAL_OK) return -1;

@@ -5,6 +5,7 @@
 #ifndef BALLAST_TEST_NODE_CHECK_H
 #define BALLAST_TEST_NODE_CHECK_H
 
+#include <ballast/for.h>
 #include <ballast/node.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -14,6 +15,11 @@
  * virtual CPUs (0: the machine's real CPUs), SF 0.5. Returns the
  * bal_node_registry_create code. */
 int node_test_registry(char name[64], int64_t ncpus);
+
+/* A `for` pool of nthreads workers (0: the registry's CPU count) attached
+ * to registry `reg` with the default attach configuration otherwise.
+ * Returns the bal_pool_create_with code. */
+int node_test_pool(const char *reg, int nthreads, bal_pool **out);
 
 /* A cmocka fixture: a registry of 16 virtual CPUs and a manager on it;
  * teardown closes the manager and destroys the registry by its name. */

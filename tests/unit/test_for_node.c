@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <ballast/ballast.h>
@@ -79,14 +80,8 @@ static void test_follow_between_calls(void **state) {
   (void)state;
   char reg[64];
   assert_int_equal(node_test_registry(reg, 16), BAL_OK);
-  bal_node_attach_config nc;
-  bal_node_attach_config_init(&nc);
-  nc.registry = reg;
-  bal_pool_config cfg;
-  bal_pool_config_init(&cfg);
-  cfg.node = &nc;
   bal_pool *pool;
-  assert_int_equal(bal_pool_create_with(&cfg, &pool), BAL_OK);
+  assert_int_equal(node_test_pool(reg, 0, &pool), BAL_OK);
   assert_int_equal(bal_pool_size(pool), 16);
   assert_int_equal(bal_pool_active(pool), 16);
   run_checked(pool, 100000, 0);
@@ -105,13 +100,8 @@ static void test_follow_between_calls(void **state) {
   assert_int_equal(st.items, 100000);
 
   /* A second pool, 6 workers, shares the attachment and the mask. */
-  bal_node_attach_config other;
-  bal_node_attach_config_init(&other);
-  other.registry = "/ballast-test-not-used";
-  cfg.node = &other;
-  cfg.nthreads = 6;
   bal_pool *pool2;
-  assert_int_equal(bal_pool_create_with(&cfg, &pool2), BAL_OK);
+  assert_int_equal(node_test_pool("/ballast-test-not-used", 6, &pool2), BAL_OK);
   assert_int_equal(bal_pool_size(pool2), 6);
   assert_int_equal(bal_pool_active(pool2), 4);
   set_mask(reg, "2,5,9,11,12,13,14,15"); /* 8 CPUs: pool2 caps at its 6 */
@@ -138,10 +128,67 @@ static void test_follow_between_calls(void **state) {
 
   /* The last pool detached: the process can attach again. */
   bal_node_proc *p;
+  bal_node_attach_config nc;
+  bal_node_attach_config_init(&nc);
   nc.registry = reg;
   assert_int_equal(bal_node_attach(&nc, &p), BAL_OK);
   bal_node_detach(p);
   bal_node_manager_close(m);
+  assert_int_equal(bal_node_registry_destroy(reg), BAL_OK);
+}
+
+/* A worker parked mid-call leaves after its current chunk; what remains of
+ * its range — here a last grain shorter than the grain, which thieves leave
+ * to an active owner — is run by worker 0, even if worker 0 was already
+ * waiting for the call to end. 33 indices, grain 10, 2 workers: worker 0
+ * is dealt [0, 20), worker 1 [20, 33); worker 1's first chunk shrinks the
+ * mask to one CPU and sleeps past the next poll. */
+typedef struct park_probe {
+  bal_node_manager *m;
+  int worker[33];
+  atomic_int runs[33];
+} park_probe;
+
+static void park_body(int64_t begin, int64_t end, void *arg) {
+  park_probe *p = arg;
+  for (int64_t i = begin; i < end; i++) {
+    p->worker[i] = bal_worker_id();
+    atomic_fetch_add(&p->runs[i], 1);
+  }
+  if (begin == 20) {
+    bal_node_mask one;
+    bal_node_mask_parse("0", &one);
+    bal_node_manager_set(p->m, getpid(), &one, 0);
+    struct timespec ts = {0, 20000000}; /* 20 ms: the next poll is due */
+    nanosleep(&ts, NULL);
+  }
+}
+
+static void test_parked_owner_range(void **state) {
+  (void)state;
+  char reg[64];
+  assert_int_equal(node_test_registry(reg, 2), BAL_OK);
+  bal_pool *pool;
+  assert_int_equal(node_test_pool(reg, 0, &pool), BAL_OK);
+  assert_int_equal(bal_pool_size(pool), 2);
+  park_probe *p = calloc(1, sizeof *p);
+  assert_int_equal(bal_node_manager_open(reg, &p->m), BAL_OK);
+  for (int round = 0; round < 5; round++) {
+    bal_node_mask two;
+    bal_node_mask_parse("0-1", &two);
+    assert_int_equal(bal_node_manager_set(p->m, getpid(), &two, 0), BAL_OK);
+    for (int i = 0; i < 33; i++) atomic_store(&p->runs[i], 0);
+    assert_int_equal(bal_for(pool, 0, 33, 10, park_body, p), BAL_OK);
+    for (int i = 0; i < 33; i++) assert_int_equal(atomic_load(&p->runs[i]), 1);
+    for (int i = 0; i < 20; i++) assert_int_equal(p->worker[i], 0);
+    if (p->worker[20] != 1) continue; /* worker 1 woke too late: worker 0 ran it all */
+    for (int i = 20; i < 30; i++) assert_int_equal(p->worker[i], 1);
+    for (int i = 30; i < 33; i++) assert_int_equal(p->worker[i], 0);
+    assert_int_equal(bal_pool_active(pool), 1);
+  }
+  bal_node_manager_close(p->m);
+  free(p);
+  bal_pool_destroy(pool);
   assert_int_equal(bal_node_registry_destroy(reg), BAL_OK);
 }
 
@@ -296,6 +343,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_config),
       cmocka_unit_test(test_follow_between_calls),
+      cmocka_unit_test(test_parked_owner_range),
       cmocka_unit_test(test_env),
       cmocka_unit_test(test_real_binding),
   };

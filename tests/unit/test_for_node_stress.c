@@ -115,16 +115,9 @@ static void test_flipping(void **state) {
   for (int s = 0; s < seeds; s++) {
     char reg[64];
     assert_int_equal(node_test_registry(reg, CPUS), BAL_OK);
-    bal_node_attach_config nc;
-    bal_node_attach_config_init(&nc);
-    nc.registry = reg;
-    bal_pool_config cfg;
-    bal_pool_config_init(&cfg);
-    cfg.node = &nc;
     bal_pool *a, *b;
-    assert_int_equal(bal_pool_create_with(&cfg, &a), BAL_OK);
-    cfg.nthreads = 1 + s % CPUS;
-    assert_int_equal(bal_pool_create_with(&cfg, &b), BAL_OK);
+    assert_int_equal(node_test_pool(reg, 0, &a), BAL_OK);
+    assert_int_equal(node_test_pool(reg, 1 + s % CPUS, &b), BAL_OK);
 
     flipper f = {.reg = reg, .seed = 1000 + (uint64_t)s};
     atomic_init(&f.stop, false);

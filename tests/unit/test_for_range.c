@@ -81,6 +81,24 @@ static void thief_cuts_at_whole_grains(void **state) {
   }
 }
 
+/* From a parked owner a thief takes everything, also a last grain shorter
+ * than the minimum piece; the owner's next take then answers empty once. */
+static void steal_all_takes_short_last_grain(void **state) {
+  (void)state;
+  bal__for_range r;
+  uint32_t first = 0;
+  bal__for_range_set(&r, 30, 33);
+  assert_int_equal(bal__for_range_steal(&r, 10, &first), 0); /* left to an active owner */
+  assert_int_equal(bal__for_range_steal_all(&r, &first), 3);
+  assert_int_equal(first, 30);
+  assert_int_equal(bal__for_range_size(&r), 0);
+  assert_int_equal(bal__for_range_steal_all(&r, &first), 0);
+  assert_int_equal(bal__for_range_take(&r, 10, &first), 0);
+  bal__for_range_set(&r, 20, 33);
+  assert_int_equal(bal__for_range_steal_all(&r, &first), 13);
+  assert_int_equal(first, 20);
+}
+
 static void overshoot_reads_empty_and_reset_works(void **state) {
   (void)state;
   bal__for_range r;
@@ -148,6 +166,7 @@ int main(void) {
       cmocka_unit_test(thief_takes_upper_half_rounded_up),
       cmocka_unit_test(thief_respects_minimum_piece),
       cmocka_unit_test(thief_cuts_at_whole_grains),
+      cmocka_unit_test(steal_all_takes_short_last_grain),
       cmocka_unit_test(overshoot_reads_empty_and_reset_works),
       cmocka_unit_test(concurrent_owner_and_thieves_claim_each_unit_once),
   };
