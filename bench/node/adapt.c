@@ -150,8 +150,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   char reg[64];
-  snprintf(reg, sizeof reg, "/bench-node-adapt-%ld", (long)getpid());
-  if (bench_node_registry(reg, virt ? 2 : 0) != BAL_OK) return 1;
+  if (bench_node_registry(reg, sizeof reg, "adapt", virt ? 2 : 0) != BAL_OK) return 1;
   bal_node_mask one, two;
   bal_node_mask_zero(&one);
   bal_node_mask_zero(&two);

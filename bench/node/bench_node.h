@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 /* CLOCK_MONOTONIC in ns: one clock for every process of the machine, so a
  * time taken in one process can be compared with one taken in another. */
@@ -64,8 +65,10 @@ static inline uint64_t bench_spin(uint64_t n, uint64_t x) {
   return x;
 }
 
-/* Create a registry of ncpus virtual CPUs named name (printing why not). */
-static inline int bench_node_registry(const char *name, int64_t ncpus) {
+/* Create a registry of ncpus virtual CPUs (0: this machine's real CPUs)
+ * named "/bench-node-WHAT-PID" into name[size] (printing why not). */
+static inline int bench_node_registry(char *name, size_t size, const char *what, int64_t ncpus) {
+  snprintf(name, size, "/bench-node-%s-%ld", what, (long)getpid());
   bal_node_registry_config rc;
   bal_node_registry_config_init(&rc);
   rc.name = name;

@@ -39,8 +39,7 @@ int main(int argc, char **argv) {
   if (reps < 0) return 2;
   unsetenv("BALLAST_NODE"); /* the unattached pools stay unattached */
   char reg[64];
-  snprintf(reg, sizeof reg, "/bench-node-for-%ld", (long)getpid());
-  if (bench_node_registry(reg, 2) != BAL_OK) return 1;
+  if (bench_node_registry(reg, sizeof reg, "for", 2) != BAL_OK) return 1;
   bal_node_attach_config ac;
   bal_node_attach_config_init(&ac);
   ac.registry = reg;

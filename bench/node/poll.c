@@ -29,8 +29,7 @@ int main(int argc, char **argv) {
   int64_t reps = bench_reps(argc, argv, 1000, "bench_node_poll");
   if (reps < 0) return 2;
   char reg[64];
-  snprintf(reg, sizeof reg, "/bench-node-poll-%ld", (long)getpid());
-  if (bench_node_registry(reg, 16) != BAL_OK) return 1;
+  if (bench_node_registry(reg, sizeof reg, "poll", 16) != BAL_OK) return 1;
   bal_node_attach_config cfg;
   bal_node_attach_config_init(&cfg);
   cfg.registry = reg;

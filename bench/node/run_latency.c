@@ -176,8 +176,7 @@ int main(int argc, char **argv) {
   if (sn <= 0) return 1;
   self[sn] = '\0';
   char reg[64];
-  snprintf(reg, sizeof reg, "/bench-node-run-%ld", (long)getpid());
-  if (bench_node_registry(reg, 16) != BAL_OK) return 1;
+  if (bench_node_registry(reg, sizeof reg, "run", 16) != BAL_OK) return 1;
 
   int rec[2];
   if (pipe2(rec, O_CLOEXEC) != 0) return 1;
