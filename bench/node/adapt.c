@@ -14,12 +14,12 @@
  * per chunk, so a worker that wakes late still finds work; a worker of the
  * mask that ran no item is a miss (counted as starting at the loop's end),
  * a parked worker that ran one a violation.
- * Baseline for the grow, in the same run: the time a pthread condition
- * variable takes to wake a thread bound to CPU 1 (signal to running), the
- * operating system's part of waking a parked worker; once for a thread
- * that only waits, once for one that computed 2 ms before it blocked, as
- * a worker does before it parks (under load the scheduler wakes a thread
- * that just used its share of the CPU later).
+ * Baselines for the grow, in the same run: the same loop on an unattached
+ * pool of 2 workers (unbound), from entry until both run; and the time a
+ * pthread condition variable takes to wake a thread bound to CPU 1
+ * (signal to running), the operating system's part of waking a parked
+ * worker, once for a thread that only waits and once for one that
+ * computed 2 ms before it blocked, as a worker does before it parks.
  *
  * Usage: bench_node_adapt [REPS [virtual]]   (default 1000)
  *   virtual: a registry of 2 virtual CPUs instead (no binding), to tell
@@ -166,11 +166,15 @@ int main(int argc, char **argv) {
   pc.node = &ac;
   bal_pool *pool = NULL;
   bal_node_manager *m = NULL;
-  int rc = bal_pool_create_with(&pc, &pool);
+  bal_pool *plain = NULL; /* an unattached pool of 2 workers: the same loop, for comparison */
+  unsetenv("BALLAST_NODE");
+  int rc = bal_pool_create(2, &plain);
+  if (rc == BAL_OK) rc = bal_pool_create_with(&pc, &pool);
   if (rc == BAL_OK) rc = bal_node_manager_open(reg, &m);
   if (rc != BAL_OK) {
     fprintf(stderr, "bench_node_adapt: %s\n", bal_strerror(rc));
     bal_pool_destroy(pool);
+    bal_pool_destroy(plain);
     bal_node_registry_destroy(reg);
     return 1;
   }
@@ -179,9 +183,10 @@ int main(int argc, char **argv) {
   double *shrink = malloc(sizeof(double) * (size_t)reps), *grow = malloc(sizeof(double) * (size_t)reps);
   double *shrink_set = malloc(sizeof(double) * (size_t)reps), *grow_set = malloc(sizeof(double) * (size_t)reps);
   double *wake = malloc(sizeof(double) * (size_t)reps);
+  double *unattached = malloc(sizeof(double) * (size_t)reps);
   double *wake_busy = malloc(sizeof(double) * (size_t)reps);
   if (!steady2 || !steady1 || !shrink || !grow || !shrink_set || !grow_set || !wake ||
-      !wake_busy)
+      !wake_busy || !unattached)
     return 1;
   pthread_t wt;
   if (pthread_create(&wt, NULL, waiter, NULL) != 0) return 1;
@@ -191,6 +196,7 @@ int main(int argc, char **argv) {
   double dummy;
   loop(pool, 2, 0, NULL, &miss, &extra); /* first call: the attach's mask */
   for (int64_t r = 0; r < reps; r++, n++) {
+    unattached[n] = loop(plain, 2, 0, NULL, &miss, &extra);
     steady2[n] = loop(pool, 2, 0, NULL, &miss, &extra);
     int64_t ts = bench_now_ns();
     errors += bal_node_manager_set(m, pid, &one, 0) != BAL_OK;
@@ -211,6 +217,7 @@ int main(int argc, char **argv) {
          virt ? "2 virtual" : "real", (long long)reps);
   report("shrink to {0}: entry -> worker 0 runs", shrink, n, steady1);
   report("grow to {0,1}: entry -> both run", grow, n, steady2);
+  report("unattached pool, same loop: both run", unattached, n, NULL);
   report("baseline: condvar signal -> thread runs", wake, n, NULL);
   report("  the same, thread computed 2 ms before", wake_busy, n, NULL);
   report("shrink: set() call -> worker 0 runs", shrink_set, n, NULL);
@@ -232,7 +239,9 @@ int main(int argc, char **argv) {
   free(wake_busy);
   bal_node_manager_close(m);
   bal_pool_destroy(pool);
+  bal_pool_destroy(plain);
   bal_node_registry_destroy(reg);
+  free(unattached);
   free(steady2);
   free(steady1);
   free(shrink);
