@@ -19,6 +19,7 @@ static const struct {
     {"dlb-bench", "DLB_Bench: distributed work stealing over MPI (--ranks P launches mpiexec)"},
     {"for-bench", "benchmark bal_for against OpenMP and TBB schedules"},
     {"heat", "Jacobi heat solver rebalanced under a competing load (--ranks P launches mpiexec)"},
+    {"malleable", "a bal_for loop whose rate follows the CPUs a node manager gives it"},
     {"node", "share a node's CPUs among jobs: registry, masks, run a job next to others"},
     {"overlay", "build a small-world overlay; measure degrees, routes, build times"},
     {"sched", "replay an SWF workload trace under FCFS, EASY or SD-Policy scheduling"},
