@@ -81,7 +81,7 @@ const char *bal_sched_config_get(const bal_sched_config *cfg, const char *key) {
 
 /* Hand the settings of the running policy to it; a setting naming no
  * policy, or one its policy rejects, is BAL_EINVAL. */
-static int configure(bal__sched_sim *s, const bal_sched_config *cfg) {
+static int configure_policy(bal__sched_sim *s, const bal_sched_config *cfg) {
   if (s->policy->state_size > 0 && !(s->policy_state = calloc(1, s->policy->state_size)))
     return BAL_ENOMEM;
   for (int64_t i = 0; i < cfg->nsettings; i++) {
@@ -99,7 +99,25 @@ static int configure(bal__sched_sim *s, const bal_sched_config *cfg) {
   return BAL_OK;
 }
 
-static void release(bal__sched_sim *s) {
+int bal__sched_init(bal__sched_sim *s, const bal_sched_config *cfg) {
+  const bal__sched_policy *policy = bal__sched_policy_find(cfg->policy, -1);
+  if (!policy || !valid(cfg)) return BAL_EINVAL;
+  s->cfg = cfg;
+  s->policy = policy;
+  s->nodes = cfg->nodes;
+  s->cpn = cfg->cores_per_node;
+  s->guest_cores = (int64_t)floor(cfg->sharing_factor * (double)cfg->cores_per_node);
+  s->epoch = 1;
+  return configure_policy(s, cfg);
+}
+
+void bal__sched_release(bal__sched_sim *s) {
+  free(s->dec.d);
+  free(s->dec.nodes);
+  free(s->node_next);
+  free(s->node_prev);
+  free(s->node_owner);
+  free(s->ids);
   free(s->jobs);
   free(s->queue);
   free(s->run);
@@ -116,17 +134,10 @@ static void release(bal__sched_sim *s) {
   free(s->policy_state);
 }
 
-static int setup(bal__sched_sim *s, const bal_swf_trace *t, const bal_sched_config *cfg) {
-  size_t n = (size_t)t->njobs;
-  size_t nodes = (size_t)cfg->nodes + 1, m = (size_t)cfg->max_mates;
+int bal__sched_alloc_sharing(bal__sched_sim *s) {
+  size_t nodes = (size_t)s->nodes + 1, m = (size_t)s->cfg->max_mates;
   /* sizes in bytes must not wrap (only possible where size_t is 32-bit) */
-  if (n + 16 > SIZE_MAX / sizeof *s->jobs || nodes > SIZE_MAX / (m * sizeof(double)))
-    return BAL_ENOMEM;
-  s->jobs = calloc(n + 1, sizeof *s->jobs);
-  s->queue = malloc((n + 1) * sizeof *s->queue);
-  s->run = malloc((n + 1) * sizeof *s->run);
-  /* the event heap is allocated and grown by sim.c, as events arrive */
-  if (!s->jobs || !s->queue || !s->run) return BAL_ENOMEM;
+  if (nodes > SIZE_MAX / (m * sizeof(double))) return BAL_ENOMEM;
   if (s->policy->sharing) {
     s->bucket_head = malloc(nodes * sizeof *s->bucket_head);
     s->bucket_count = calloc(nodes, sizeof *s->bucket_count);
@@ -142,6 +153,19 @@ static int setup(bal__sched_sim *s, const bal_swf_trace *t, const bal_sched_conf
       return BAL_ENOMEM;
     for (size_t i = 0; i < nodes; i++) s->bucket_head[i] = -1;
   }
+  return BAL_OK;
+}
+
+static int setup(bal__sched_sim *s, const bal_swf_trace *t, const bal_sched_config *cfg) {
+  size_t n = (size_t)t->njobs;
+  if (n + 16 > SIZE_MAX / sizeof *s->jobs) return BAL_ENOMEM;
+  s->jobs = calloc(n + 1, sizeof *s->jobs);
+  s->queue = malloc((n + 1) * sizeof *s->queue);
+  s->run = malloc((n + 1) * sizeof *s->run);
+  /* the event heap is allocated and grown by sim.c, as events arrive */
+  if (!s->jobs || !s->queue || !s->run) return BAL_ENOMEM;
+  int rc = bal__sched_alloc_sharing(s);
+  if (rc != BAL_OK) return rc;
   bal__rng rng;
   bal__rng_seed(&rng, cfg->seed);
   for (size_t i = 0; i < n; i++) {
@@ -150,21 +174,10 @@ static int setup(bal__sched_sim *s, const bal_swf_trace *t, const bal_sched_conf
     jb->submit = (double)src->submit;
     jb->runtime = (double)src->runtime;
     jb->req = (double)src->req_time;
-    jb->nodes = (src->procs + s->cpn - 1) / s->cpn;
-    int64_t per_node = (src->procs + jb->nodes - 1) / jb->nodes;
-    jb->demand = per_node < s->cpn && cfg->core_demand == BAL_SCHED_DEMAND_PROCS ? per_node : s->cpn;
-    /* As a mate it keeps a core per rank on each node, as the node manager
-     * does (ballast/node.h); the log does not say how many ranks that is. */
-    int64_t ranks = cfg->ranks_per_node == 0 || cfg->ranks_per_node > per_node
-                        ? per_node
-                        : cfg->ranks_per_node;
-    jb->lend = s->cpn - ranks < s->guest_cores ? s->cpn - ranks : s->guest_cores;
+    bal__sched_job_init(s, (int32_t)i, src->procs, 0);
     /* one draw per job whatever the fraction, so seeds stay comparable */
     jb->malleable = bal__rng_uniform(&rng) < cfg->malleable_fraction;
-    jb->state = jb->nodes > s->nodes ? JOB_REJECTED : JOB_PENDING;
-    jb->start = jb->end = jb->reservation = -1;
-    jb->guest = jb->host_next = jb->mate_head = -1;
-    jb->run_pos = jb->bprev = jb->bnext = -1;
+    if (jb->nodes > s->nodes) jb->state = JOB_REJECTED;
   }
   s->njobs = (int32_t)n; /* n <= BAL_SCHED_MAX_JOBS, checked by bal_sched_run() */
   s->free_nodes = s->nodes;
@@ -231,16 +244,9 @@ int bal_sched_run(const bal_swf_trace *trace, const bal_sched_config *cfg,
   if (!trace || !cfg || !out || trace->njobs < 0 || (!trace->jobs && trace->njobs > 0))
     return BAL_EINVAL;
   if (trace->njobs > BAL_SCHED_MAX_JOBS) return BAL_EINVAL;
-  const bal__sched_policy *policy = bal__sched_policy_find(cfg->policy, -1);
-  if (!policy || !valid(cfg)) return BAL_EINVAL;
   bal__sched_sim s;
   memset(&s, 0, sizeof s);
-  s.cfg = cfg;
-  s.policy = policy;
-  s.nodes = cfg->nodes;
-  s.cpn = cfg->cores_per_node;
-  s.guest_cores = (int64_t)floor(cfg->sharing_factor * (double)cfg->cores_per_node);
-  int rc = configure(&s, cfg);
+  int rc = bal__sched_init(&s, cfg);
   bal_sched_result *res = NULL;
   if (rc == BAL_OK) {
     res = calloc(1, sizeof *res);
@@ -252,14 +258,14 @@ int bal_sched_run(const bal_swf_trace *trace, const bal_sched_config *cfg,
   }
   if (rc == BAL_OK) rc = bal__sched_loop(&s);
   if (rc != BAL_OK) {
-    release(&s);
+    bal__sched_release(&s);
     if (res) free(res->jobs);
     free(res);
     return rc;
   }
   res->njobs = trace->njobs;
   summarize(&s, res, trace);
-  release(&s);
+  bal__sched_release(&s);
   *out = res;
   return BAL_OK;
 }

@@ -2,8 +2,16 @@
  *
  *  sched.c      public entry points: configuration and its settings, setup of
  *               a simulation from a trace, the result and its summary
- *  sim.c        the event loop: arrivals, completions, node accounting,
- *               progress rates of shrunk jobs (runtime models), predictions
+ *  engine.c     the scheduler's state, shared by the simulator and the
+ *               public decision step: queueing, starting and ending jobs,
+ *               node accounting, progress rates of shrunk jobs (runtime
+ *               models), predictions, and decide() (the policy's pass)
+ *  sim.c        the simulator: the event loop over a trace (arrivals and
+ *               completion events), calling engine.c as a caller of the
+ *               public step API does
+ *  state.c      the public decision step (bal_sched_state_*): job ids,
+ *               argument checks, node identities (nodes.c)
+ *  nodes.c      which nodes each job holds (public states only)
  *  running.c    indexes over running jobs: by predicted end, and the
  *               shareable jobs bucketed by node count
  *  backfill.c   the EASY machinery: reservation, static start estimate, pass
@@ -16,9 +24,11 @@
  * The life of one job: setup() copies it from the trace (PENDING, or
  * REJECTED if larger than the machine); the loop queues it at its submit
  * time (WAITING); the policy starts it statically or, under sd, as a guest
- * on mates (RUNNING, with a completion event in the heap); rate changes
- * reschedule that event (older ones go stale); it ends (DONE) and frees its
- * nodes, or passes them to its guest or back to its mates.
+ * on mates (RUNNING; the simulator's resched hook puts a completion event
+ * in its heap); rate changes call the hook again (older events go stale);
+ * it ends (DONE) and frees its nodes, or passes them to its guest or back
+ * to its mates. A public state does the same, minus the heap: the caller
+ * reports submits and ends.
  *
  * A new policy is one file defining a bal__sched_policy plus one line in
  * policy.c. Its own settings ("<name>.<key>" in bal_sched_config) reach its
@@ -53,6 +63,8 @@ typedef struct sjob {
   double pred_end;  /* predicted end (requested time, worst-case model) */
   double psd;       /* predicted slowdown, (pred_end - submit) / max(req, 1) */
   double reservation;
+  double limit;     /* time limit from its start: req, req / f as a guest, plus the
+                       extensions it got as a mate (sched.h's rule) */
   uint32_t gen;     /* invalidates stale completion events */
   int32_t guest;    /* job this one hosts, -1 */
   int32_t host_next; /* next mate of the same guest, -1 */
@@ -63,6 +75,9 @@ typedef struct sjob {
   int32_t run_pos;  /* 1 while in sim.run, else -1 */
   int32_t bprev, bnext; /* shareable bucket list links */
   bool in_bucket;
+  /* node identities (public states only, nodes.c): the job's chain of
+   * nodes it holds itself (a guest: those inherited from ended mates) */
+  int32_t nhead, ntail;
 } sjob;
 
 typedef struct event {
@@ -86,6 +101,15 @@ typedef struct bal__sched_policy {
   int (*configure)(void *state, const char *key, const char *value);
   void (*schedule)(bal__sched_sim *s);
 } bal__sched_policy;
+
+/* Decisions taken by one decide() (sched.h's bal_sched_decision); node
+ * lists are kept as offsets into dnodes until decide() returns. */
+typedef struct bal__sched_decisions {
+  bal_sched_decision *d;
+  int64_t n, cap;
+  int64_t *nodes; /* public states: the node lists, concatenated */
+  int64_t nnodes, capnodes;
+} bal__sched_decisions;
 
 struct bal__sched_sim {
   const bal_sched_config *cfg;
@@ -129,6 +153,18 @@ struct bal__sched_sim {
   /* counters */
   int64_t events, malleable_starts, mate_selections, violations;
   int32_t max_queue;
+  /* called whenever job j starts or its rate changes (the simulator
+   * schedules its completion); NULL in a public state */
+  void (*resched)(bal__sched_sim *s, int32_t j);
+  /* decisions of the current decide() */
+  bal__sched_decisions dec;
+  /* node identities (public states only; NULL in the simulator): a doubly
+   * linked list through the nodes per holder, the free ones in free_head */
+  int32_t *node_next, *node_prev;
+  int32_t *node_owner; /* the job holding each node, -1 = free */
+  int32_t free_head;
+  /* job ids of public states: the id of each job slot */
+  int64_t *ids;
 };
 
 /* running.c */
@@ -141,10 +177,53 @@ void bal__sched_bucket_remove(bal__sched_sim *s, int32_t j);
 /* sim.c: run the events to the end; BAL_OK or BAL_ENOMEM (the event heap
  * could not grow; the simulation stopped there). */
 int bal__sched_loop(bal__sched_sim *s);
-/* sim.c: starting jobs (the only way policies change the machine) */
+
+/* engine.c: the shape of job j from its request: nodes (0 = from procs),
+ * per-node demand and what it lends as a mate; state PENDING. */
+void bal__sched_job_init(bal__sched_sim *s, int32_t j, int64_t procs, int64_t nodes);
+/* engine.c: queue job j (WAITING) by submit time, after equal ones. */
+void bal__sched_enqueue(bal__sched_sim *s, int32_t j);
+/* engine.c: take waiting job j out of the queue (a cancelled job). */
+void bal__sched_dequeue(bal__sched_sim *s, int32_t j);
+/* engine.c: running job j ends at s->now (DONE). */
+void bal__sched_finish(bal__sched_sim *s, int32_t j);
+/* engine.c: run the policy at s->now, recording its decisions in s->dec;
+ * BAL_OK or BAL_ENOMEM (the record could not grow: the decisions were
+ * still applied, s->rc says so). */
+int bal__sched_decide(bal__sched_sim *s);
+/* engine.c: starting jobs (the only way policies change the machine);
+ * each records its decision */
 void bal__sched_start_static(bal__sched_sim *s, int32_t j);
 /* Start guest j on the given mates (their nodes sum to j's nodes). */
 void bal__sched_start_guest(bal__sched_sim *s, int32_t j, const int32_t *mates, int nmates);
+/* engine.c: start j statically on the given free nodes (public states). */
+void bal__sched_start_static_on(bal__sched_sim *s, int32_t j, const int64_t *nodes);
+/* engine.c: empty s->dec and make room for n decisions (and their nodes);
+ * BAL_ENOMEM leaves the state unchanged. link() points each decision at
+ * its nodes once the record is complete. */
+int bal__sched_decisions_reserve(bal__sched_sim *s, int64_t n);
+void bal__sched_decisions_link(bal__sched_sim *s);
+/* engine.c: node conservation and sharing links; false on a violation. */
+bool bal__sched_check(const bal__sched_sim *s);
+
+/* nodes.c (public states): node lists. take() moves n free nodes to job j
+ * (the first n of the free list, or the given ones); release() frees j's
+ * own chain; pass() appends mate m's chain to guest g's; append() writes
+ * j's chain to out and returns the count. */
+void bal__sched_nodes_take(bal__sched_sim *s, int32_t j, int64_t n, const int64_t *which);
+void bal__sched_nodes_release(bal__sched_sim *s, int32_t j);
+void bal__sched_nodes_pass(bal__sched_sim *s, int32_t m, int32_t g);
+int64_t bal__sched_nodes_append(const bal__sched_sim *s, int32_t j, int64_t *out);
+
+/* sched.c: the policy cfg names and the checks of bal_sched_run() on the
+ * configuration (limits), then the settings handed to the policy;
+ * BAL_EINVAL or BAL_ENOMEM. Fills s->cfg, policy, nodes, cpn, guest_cores
+ * and policy_state. */
+int bal__sched_init(bal__sched_sim *s, const bal_sched_config *cfg);
+/* sched.c: the sharing policies' per-node-count arrays (BAL_ENOMEM). */
+int bal__sched_alloc_sharing(bal__sched_sim *s);
+/* sched.c: free what init, alloc_sharing and the engine allocated. */
+void bal__sched_release(bal__sched_sim *s);
 /* Progress factor of a job with `demand` cores per node given `cores`. */
 double bal__sched_share_rate(int64_t cores, int64_t demand);
 
