@@ -182,14 +182,19 @@ static double at(sdd *d, double t) {
   return t;
 }
 
+/* A job the policy cannot start stays held; why is written where squeue
+ * shows it (the comment, squeue's %k, which 22.05's squeue shows and its
+ * admin comment it does not) and in the admin comment. */
 static void pending_reason(sdd *d, sd_job *j, const char *why, double t) {
   if (noted(d, j->id)) return;
   note(d, j->id);
-  char admin[SD_ADMIN_LEN], token[256], err[256];
+  char admin[SD_ADMIN_LEN], comment[SD_ADMIN_LEN], token[256], err[256];
   snprintf(admin, sizeof admin, "%s", j->admin);
+  snprintf(comment, sizeof comment, "%s", j->comment);
   snprintf(token, sizeof token, "sd:pending=%s", why);
   if (!strstr(admin, "sd:pending=") && sd_admin_append(admin, sizeof admin, token) &&
-      sd_set_admin(j->id, admin, err, sizeof err) != 0)
+      sd_admin_append(comment, sizeof comment, token) &&
+      sd_set_comments(j->id, comment, admin, err, sizeof err) != 0)
     log_simple(d, "error", t, j->id, "message", err);
   log_simple(d, "pending", t, j->id, "reason", why);
 }
@@ -283,8 +288,8 @@ static void admit_new(sdd *d, sd_cluster *c, double t) {
     int rc = bal_sched_state_submit(d->st, &rq);
     if (rc == BAL_ERANGE || rc == BAL_EINVAL) {
       char why[160];
-      snprintf(why, sizeof why, "needs-%lld-nodes-of-%lld-cores-machine-has-%lld",
-               (long long)j->nodes, (long long)d->cpn, (long long)d->nnodes);
+      snprintf(why, sizeof why, "needs-%lld-nodes-machine-has-%lld", (long long)j->nodes,
+               (long long)d->nnodes);
       if (rc == BAL_EINVAL) snprintf(why, sizeof why, "request-refused-by-the-policy");
       if (j->state == SD_QUEUED) pending_reason(d, j, why, t);
       continue;

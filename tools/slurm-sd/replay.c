@@ -165,6 +165,10 @@ static double measure_latency(const opts *o, const char *dir, char *err, size_t 
 }
 
 static void script_of(char *buf, size_t n, const char *dir, const bal_swf_job *j, int64_t cpn) {
+  if (n < strlen(dir) + 1024) {
+    buf[0] = '\0';
+    return;
+  }
   snprintf(buf, n,
            "#!/bin/sh\n"
            "# ballast slurm-replay: trace job %lld, %lld s of work per node\n"
@@ -397,7 +401,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   slurm_init(NULL);
-  char err[512], dir[PATH_MAX], outdir[PATH_MAX], dlog[PATH_MAX];
+  char err[512], dir[PATH_MAX], outdir[PATH_MAX], dlog[PATH_MAX + 32];
   sd_cluster c;
   if (sd_cluster_load(&c, NULL, err, sizeof err) != 0) {
     fprintf(stderr, "%s: %s\n", PROG, err);
@@ -466,6 +470,7 @@ int main(int argc, char **argv) {
   sc.cores_per_node = o.cpus;
   sc.speedup = o.speedup;
   sc.min_runtime = min_runtime;
+  sc.time_unit = 60;
   bal_swf_scaling_stats sst;
   rc = bal_swf_scale(trace, &sc, &scaled, &sst);
   if (rc != BAL_OK) {
@@ -501,14 +506,15 @@ int main(int argc, char **argv) {
     r->submit = r->start = r->end = -1;
     sleep_s(origin + (double)j->submit - now_s());
     int64_t nodes = (j->procs + o.cpus - 1) / o.cpus;
-    char script[2048], comment[128], name[64], out[PATH_MAX + 32];
+    char script[PATH_MAX + 1024], comment[128], name[64], out[PATH_MAX + 32];
     script_of(script, sizeof script, dir, j, o.cpus);
     snprintf(comment, sizeof comment, "sd:malleable sd:req=%lld", (long long)j->req_time);
     snprintf(name, sizeof name, "replay-%lld", (long long)j->id);
     snprintf(out, sizeof out, "%s/job-%lld-%%j.out", outdir, (long long)j->id);
-    /* SLURM kills at its limit, in minutes: one more than the requested
-     * time rounded up, so a job is never killed for SLURM's own delays */
-    uint32_t limit = (uint32_t)((j->req_time + 59) / 60 + 1);
+    /* SLURM's limit is in minutes: the scaling rounded requested times up
+     * to whole minutes (time_unit 60), so SLURM kills where the simulator
+     * predicts, and the daemon extends a shrunk mate's limit */
+    uint32_t limit = (uint32_t)((j->req_time + 59) / 60);
     r->slurm_id = sd_submit_held(name, script, comment, nodes, nodes * o.cpus, limit, out, outdir,
                                  err, sizeof err);
     if (r->slurm_id == 0) fprintf(stderr, "%s: job %lld: %s\n", PROG, (long long)j->id, err);

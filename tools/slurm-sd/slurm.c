@@ -79,6 +79,7 @@ int sd_cluster_load(sd_cluster *c, const char *partition, char *err, size_t errl
     j->id = s->job_id;
     copy(j->admin, sizeof j->admin, s->admin_comment);
     copy(j->name, sizeof j->name, s->name);
+    copy(j->comment, sizeof j->comment, s->comment);
     sd_parse_admin(j->admin, &j->decided, j->mates, &j->nmates);
     double req = 0;
     sd_parse_comment(s->comment, &j->malleable, &req);
@@ -161,10 +162,12 @@ int sd_hold(uint32_t id, const char *admin, char *err, size_t errlen) {
   return update(&d, err, errlen);
 }
 
-int sd_set_admin(uint32_t id, const char *admin, char *err, size_t errlen) {
+int sd_set_comments(uint32_t id, const char *comment, const char *admin, char *err,
+                    size_t errlen) {
   job_desc_msg_t d;
   slurm_init_job_desc_msg(&d);
   d.job_id = id;
+  d.comment = (char *)comment;
   d.admin_comment = (char *)admin;
   return update(&d, err, errlen);
 }

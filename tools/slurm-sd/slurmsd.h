@@ -61,6 +61,7 @@ typedef struct sd_job {
                         cluster's nodes */
   int64_t nnode_idx;
   char admin[SD_ADMIN_LEN];
+  char comment[SD_ADMIN_LEN];
   char name[SD_NAME_LEN];
 } sd_job;
 
@@ -92,8 +93,9 @@ int sd_set_limit(uint32_t id, uint32_t time_limit, const char *admin, char *err,
 int sd_hold(uint32_t id, const char *admin, char *err, size_t errlen);
 /* SLURM's name of a base job state (COMPLETED, TIMEOUT, ...). */
 const char *sd_state_name(uint32_t base);
-/* Write a job's admin comment only. */
-int sd_set_admin(uint32_t id, const char *admin, char *err, size_t errlen);
+/* Write a job's comment and admin comment (NULL: unchanged) in one RPC. */
+int sd_set_comments(uint32_t id, const char *comment, const char *admin, char *err,
+                    size_t errlen);
 
 /* Submit a held batch job (priority 0): the scheduler decides when and
  * where. Returns the job id, or 0 after writing SLURM's reason to err. */
