@@ -68,6 +68,8 @@ static int parse(int argc, char **argv, sched_opts *o) {
   memset(o, 0, sizeof *o);
   bal_swf_options_init(&o->swf);
   bal_sched_config_init(&o->cfg);
+  bal_swf_scaling_init(&o->scale);
+  int64_t from_index = -1;
   o->baseline = "easy";
   char policies[128], policy_help[192], usage[256];
   policy_list(policies, sizeof policies, "|");
@@ -90,6 +92,24 @@ static int parse(int argc, char **argv, sched_opts *o) {
       CLI_BOOL("--lenient", &o->swf.lenient,
                "skip and count malformed lines instead of failing\n"
                "(a file with no valid job line still fails)"),
+      CLI_SECTION("Replay window and scaling (bal_swf_scale(); docs/sched.md):"),
+      CLI_INT("--from-job", "ID", &o->scale.from_id, 0, INT64_MAX,
+              "window from the first job numbered ID"),
+      CLI_INT("--from-index", "I", &from_index, 0, INT64_MAX,
+              "window from the I-th job (0-based, after the filters)"),
+      CLI_INT("--count", "N", &o->scale.count, 1, INT64_MAX, "jobs in the window (default: to the end)"),
+      CLI_DOUBLE("--speedup", "K", &o->scale.speedup, 1, 1e9,
+                 "divide submit times, runtimes and limits by K (1)"),
+      CLI_INT("--scale-to-nodes", "N", &o->scale.nodes, 1, INT32_MAX,
+              "run on N nodes instead: a job of p procs gets\n"
+              "ceil(p x N / trace procs) whole nodes, at most N"),
+      CLI_INT("--scale-to-cpus", "C", &o->scale.cores_per_node, 1, INT32_MAX,
+              "cores per node of the scaled machine (with --scale-to-nodes)"),
+      CLI_INT("--min-runtime", "S", &o->scale.min_runtime, 0, INT32_MAX,
+              "lengthen runtimes shorter than S s after the speedup (0)"),
+      CLI_INT("--time-unit", "S", &o->scale.time_unit, 1, 86400,
+              "round requested times up to a multiple of S s (1; 60 as\n"
+              "a scheduler that counts minutes)"),
       CLI_SECTION("Machine (default: the header's MaxNodes/MaxProcs when they determine both):"),
       CLI_INT("--nodes", "N", &o->nodes, 1, INT32_MAX, "number of nodes"),
       CLI_INT("--cores-per-node", "C", &o->cores, 1, INT32_MAX,
@@ -152,6 +172,14 @@ static int parse(int argc, char **argv, sched_opts *o) {
     }
   }
   if (o->swf.from > o->swf.to) return cli_usage_error(PROG, "--from must not be after --to");
+  if (from_index >= 0 && o->scale.from_id >= 0)
+    return cli_usage_error(PROG, "--from-job and --from-index are exclusive");
+  if ((o->scale.nodes > 0) != (o->scale.cores_per_node > 0))
+    return cli_usage_error(PROG, "--scale-to-nodes and --scale-to-cpus go together");
+  if (from_index >= 0) o->scale.from_index = from_index;
+  o->scaled = from_index >= 0 || o->scale.from_id >= 0 || o->scale.count > 0 ||
+              o->scale.speedup != 1.0 || o->scale.nodes > 0 || o->scale.min_runtime > 0 ||
+              o->scale.time_unit != 1;
   if (!o->trace) return cli_usage_error(PROG, "missing TRACE (try --help)");
   if (o->jobs_csv && !out_check_dir(PROG, "--jobs-csv", o->jobs_csv)) return 1;
   if (o->plot_dir && !out_check_dir_itself(PROG, "--plot", o->plot_dir)) return 1;
@@ -179,6 +207,33 @@ static void machine_error(const sched_opts *o, const bal_swf_trace *t) {
             PROG, o->trace, o->nodes ? "--nodes" : "--cores-per-node",
             (long long)(o->nodes ? o->nodes : o->cores), hp,
             o->nodes ? "--cores-per-node" : "--nodes");
+}
+
+/* Replace *trace by its window, scaled (bal_swf_scale()); the machine
+ * resolved so far is the trace's, and the scaled one replaces it. */
+static bool scale_trace(sched_opts *o, bal_swf_trace **trace) {
+  o->scale.trace_nodes = o->cfg.nodes;
+  o->scale.trace_cores = o->cfg.cores_per_node;
+  bal_swf_trace *out = NULL;
+  int rc = bal_swf_scale(*trace, &o->scale, &out, &o->scale_stats);
+  if (rc == BAL_ENOTFOUND) {
+    fprintf(stderr, "%s: %s: --from-job: no job numbered %lld\n", PROG, o->trace,
+            (long long)o->scale.from_id);
+    return false;
+  }
+  if (rc != BAL_OK) {
+    fprintf(stderr, "%s: %s: cannot scale the trace: %s%s\n", PROG, o->trace, bal_strerror(rc),
+            rc == BAL_EINVAL ? " (--from-index past the last job, or sizes too large)" : "");
+    return false;
+  }
+  o->first_id = out->njobs > 0 ? out->jobs[0].id : -1;
+  bal_swf_trace_destroy(*trace);
+  *trace = out;
+  if (o->scale.nodes > 0) {
+    o->cfg.nodes = o->scale.nodes;
+    o->cfg.cores_per_node = o->scale.cores_per_node;
+  }
+  return true;
 }
 
 static void progress(int64_t done, int64_t total, void *arg) {
@@ -229,6 +284,10 @@ int main(int argc, char **argv) {
   tm.read_s = bal__now_s() - t0;
   if (bal_swf_machine(trace, o.nodes, o.cores, &o.cfg.nodes, &o.cfg.cores_per_node) != BAL_OK) {
     machine_error(&o, trace);
+    bal_swf_trace_destroy(trace);
+    return 1;
+  }
+  if (o.scaled && !scale_trace(&o, &trace)) {
     bal_swf_trace_destroy(trace);
     return 1;
   }

@@ -40,6 +40,20 @@ void sched_print_table(const sched_opts *o, const bal_swf_trace *t, const bal_sc
            c->core_demand == BAL_SCHED_DEMAND_NODE ? "node" : "procs", c->malleable_fraction,
            (unsigned long long)c->seed);
   }
+  if (o->scaled) {
+    const bal_swf_scaling *sc = &o->scale;
+    const bal_swf_scaling_stats *ss = &o->scale_stats;
+    printf("\nscaling        %lld jobs from index %lld (job %lld), speedup %g", (long long)ss->jobs,
+           (long long)ss->first_index, (long long)o->first_id, sc->speedup);
+    if (sc->nodes > 0)
+      printf(", machine %lld x %lld scaled to %lld x %lld", (long long)sc->trace_nodes,
+             (long long)sc->trace_cores, (long long)sc->nodes, (long long)sc->cores_per_node);
+    printf(",\n               %lld runtimes lengthened to %lld s (+%lld s), %lld limits raised to "
+           "the runtime,\n               %lld jobs capped, time unit %lld s, span %lld s",
+           (long long)ss->lengthened, (long long)sc->min_runtime, (long long)ss->lengthened_s,
+           (long long)ss->req_raised, (long long)ss->capped, (long long)sc->time_unit,
+           (long long)ss->span);
+  }
   printf("\n\nreader: %lld lines, %lld records, %lld jobs kept\n", (long long)st->lines,
          (long long)st->records, (long long)st->jobs);
   printf("  dropped: %lld without procs, %lld without runtime; filtered: %lld partition, "
@@ -119,6 +133,38 @@ void sched_print_json(const sched_opts *o, const bal_swf_trace *t, const bal_sch
   json_int(&j, "mate_selections", s->mate_selections);
   json_int(&j, "events", s->events);
   json_int(&j, "max_queue", s->max_queue);
+  if (o->scaled) {
+    const bal_swf_scaling *sc = &o->scale;
+    const bal_swf_scaling_stats *ss = &o->scale_stats;
+    json_object_begin(&j, "scaling");
+    if (sc->from_id >= 0) json_int(&j, "from_job", sc->from_id);
+    else json_string(&j, "from_job", NULL);
+    json_int(&j, "from_index", ss->first_index);
+    json_int(&j, "first_job", o->first_id);
+    if (sc->count > 0) json_int(&j, "count", sc->count);
+    else json_string(&j, "count", NULL);
+    json_double(&j, "speedup", sc->speedup);
+    json_int(&j, "trace_nodes", sc->trace_nodes);
+    json_int(&j, "trace_cores_per_node", sc->trace_cores);
+    if (sc->nodes > 0) {
+      json_int(&j, "scale_to_nodes", sc->nodes);
+      json_int(&j, "scale_to_cpus", sc->cores_per_node);
+    } else {
+      json_string(&j, "scale_to_nodes", NULL);
+      json_string(&j, "scale_to_cpus", NULL);
+    }
+    json_int(&j, "min_runtime_s", sc->min_runtime);
+    json_int(&j, "time_unit_s", sc->time_unit);
+    json_int(&j, "jobs", ss->jobs);
+    json_int(&j, "lengthened", ss->lengthened);
+    json_int(&j, "lengthened_s", ss->lengthened_s);
+    json_int(&j, "req_raised", ss->req_raised);
+    json_int(&j, "capped", ss->capped);
+    json_int(&j, "span_s", ss->span);
+    json_object_end(&j);
+  } else {
+    json_string(&j, "scaling", NULL);
+  }
   json_object_begin(&j, "reader");
   json_int(&j, "lines", st->lines);
   json_int(&j, "records", st->records);

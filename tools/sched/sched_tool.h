@@ -10,6 +10,11 @@ typedef struct sched_opts {
   bal_swf_options swf;
   bal_sched_config cfg;
   int64_t nodes, cores; /* as given, 0 = from the header */
+  /* the trace transformation (bal_swf_scale()), when `scaled` */
+  bal_swf_scaling scale;
+  bal_swf_scaling_stats scale_stats;
+  int64_t first_id; /* the window's first job number, when scaled */
+  bool scaled;
   const char *jobs_csv, *plot_dir, *baseline;
   bool json;
 } sched_opts;
