@@ -180,8 +180,9 @@ static void script_of(char *buf, size_t n, const char *dir, const bal_swf_job *j
            (long long)j->id, (long long)j->runtime, dir, (long long)j->runtime, (long long)cpn);
 }
 
-/* Read what SLURM says of our jobs; true when every one has ended. */
-static bool collect(rjob *jobs, int64_t n, double origin) {
+/* Read what SLURM says of our jobs (its own clock, whole seconds); true
+ * when every one has ended. */
+static bool collect(rjob *jobs, int64_t n) {
   sd_cluster c;
   char err[256];
   if (sd_cluster_load(&c, NULL, err, sizeof err) != 0) return false;
@@ -197,14 +198,14 @@ static bool collect(rjob *jobs, int64_t n, double origin) {
       r->lost = r->finished = true;
       continue;
     }
-    r->submit = (double)j->submit - origin;
-    if (j->state == SD_RUNNING || j->state == SD_FINISHED) r->start = (double)j->start - origin;
+    r->submit = (double)j->submit;
+    if (j->state == SD_RUNNING || j->state == SD_FINISHED) r->start = (double)j->start;
     r->nmates = j->nmates;
     memcpy(r->mates, j->mates, sizeof r->mates);
     r->restarts = j->restarts;
     snprintf(r->state, sizeof r->state, "%s", sd_state_name(j->exit_state));
     if (j->state == SD_FINISHED) {
-      r->end = (double)j->end - origin;
+      r->end = (double)j->end;
       r->finished = true;
     } else {
       all = false;
@@ -470,7 +471,8 @@ int main(int argc, char **argv) {
   sc.cores_per_node = o.cpus;
   sc.speedup = o.speedup;
   sc.min_runtime = min_runtime;
-  sc.time_unit = 60;
+  /* requested times stay in seconds (sd:req= in the comment): minutes
+   * would change the predictions; SLURM's limit is the next whole minute */
   bal_swf_scaling_stats sst;
   rc = bal_swf_scale(trace, &sc, &scaled, &sst);
   if (rc != BAL_OK) {
@@ -511,19 +513,30 @@ int main(int argc, char **argv) {
     snprintf(comment, sizeof comment, "sd:malleable sd:req=%lld", (long long)j->req_time);
     snprintf(name, sizeof name, "replay-%lld", (long long)j->id);
     snprintf(out, sizeof out, "%s/job-%lld-%%j.out", outdir, (long long)j->id);
-    /* SLURM's limit is in minutes: the scaling rounded requested times up
-     * to whole minutes (time_unit 60), so SLURM kills where the simulator
-     * predicts, and the daemon extends a shrunk mate's limit */
+    /* SLURM's limit is in minutes: the requested time rounded up, which
+     * the daemon extends when the job is shrunk as a mate */
     uint32_t limit = (uint32_t)((j->req_time + 59) / 60);
     r->slurm_id = sd_submit_held(name, script, comment, nodes, nodes * o.cpus, limit, out, outdir,
                                  err, sizeof err);
     if (r->slurm_id == 0) fprintf(stderr, "%s: job %lld: %s\n", PROG, (long long)j->id, err);
   }
   for (double t0 = now_s(); !stop_signal && now_s() - t0 < timeout;) {
-    if (collect(jobs, n, origin)) break;
+    if (collect(jobs, n)) break;
     sleep_s(0.5);
   }
-  collect(jobs, n, origin);
+  collect(jobs, n);
+  /* SLURM's times as seconds from the replay's origin on SLURM's clock:
+   * the earliest (submit - planned submit), so the simulator's times and
+   * the live ones share their zero */
+  double zero = INFINITY;
+  for (int64_t i = 0; i < n; i++)
+    if (jobs[i].submit >= 0) zero = fmin(zero, jobs[i].submit - (double)jobs[i].src->submit);
+  for (int64_t i = 0; i < n && isfinite(zero); i++) {
+    rjob *r = &jobs[i];
+    if (r->submit >= 0) r->submit -= zero;
+    if (r->start >= 0) r->start -= zero;
+    if (r->end >= 0) r->end -= zero;
+  }
   stop_daemon(daemon_pid);
   daemon_pid = 0;
   bal_sched_summary live;
