@@ -1,0 +1,306 @@
+/* ballast_spank.so: SD-Policy's node manager inside a stock SLURM, as a
+ * SPANK plugin (docs/slurm.md, "The SPANK plugin").
+ *
+ * plugstack.conf:
+ *   optional /path/ballast_spank.so [registry=/ballast-%n] [cpus=N|real]
+ *                                   [sharing_factor=F] [group=NAME]
+ *
+ * - `--malleable` (sbatch, salloc, srun) marks a job malleable.
+ * - In slurmstepd, for each task of a malleable job's step (not the batch
+ *   script, not the extern step), before the task may exec
+ *   (slurm_spank_task_post_fork: all tasks of the step are forked and
+ *   blocked until it returns), the plugin admits the task's pid in the node
+ *   registry of its node (named by `registry`, %n the SLURM node name;
+ *   created on first use with `cpus` virtual CPUs, or the machine's CPUs
+ *   with cpus=real). If the job's AdminComment holds "sd:mates=ID,..." and
+ *   some of those jobs have processes on this node, the task is admitted
+ *   as their guest: they shrink by the distribution rule (ballast/node.h).
+ *   Otherwise it takes the free CPUs.
+ * - When a task exits (slurm_spank_task_exit) its entry is removed, so its
+ *   CPUs go back by the rule at once (mates expand); a task that dies
+ *   without slurmstepd noticing is cleaned by the registry's dead-process
+ *   cleanup at the next call.
+ * The job's record is read from slurmctld with slurm_load_job(), which
+ * slurmstepd's own libslurmfull provides (the plugin does not link libslurm). */
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/slurm.h>
+#include <slurm/spank.h>
+
+#include <ballast/error.h>
+#include <ballast/node.h>
+
+#include "mates.h"
+
+SPANK_PLUGIN(ballast, 1) /* the macro brings its own semicolons */
+
+static bool malleable;
+
+/* Plugin arguments. */
+static char registry_pattern[BAL_NODE_NAME_MAX] = "/ballast-%n";
+static int64_t registry_cpus; /* 0: the machine's CPUs */
+static double sharing_factor = 0.5;
+static char registry_group[64];
+
+static int on_malleable(int val, const char *optarg, int remote) {
+  (void)val;
+  (void)optarg;
+  (void)remote;
+  malleable = true;
+  return 0;
+}
+
+static struct spank_option malleable_option = {
+    "malleable", NULL,
+    "Malleable job (SD-Policy): the node manager may shrink its tasks to "
+    "start a guest next to them, and give the CPUs back when it ends",
+    0, 0, on_malleable};
+
+static int parse_args(int ac, char **av) {
+  for (int i = 0; i < ac; i++) {
+    const char *a = av[i];
+    char *end;
+    if (strncmp(a, "registry=", 9) == 0) {
+      if (strlen(a + 9) == 0 || strlen(a + 9) >= sizeof registry_pattern) goto bad;
+      strcpy(registry_pattern, a + 9);
+    } else if (strncmp(a, "cpus=", 5) == 0) {
+      if (strcmp(a + 5, "real") == 0) {
+        registry_cpus = 0;
+      } else {
+        errno = 0;
+        long long v = strtoll(a + 5, &end, 10);
+        if (errno || *end || end == a + 5 || v < 1 || v > BAL_NODE_MAX_CPUS) goto bad;
+        registry_cpus = v;
+      }
+    } else if (strncmp(a, "sharing_factor=", 15) == 0) {
+      errno = 0;
+      double v = strtod(a + 15, &end);
+      if (errno || *end || end == a + 15 || !(v > 0.0 && v <= 1.0)) goto bad;
+      sharing_factor = v;
+    } else if (strncmp(a, "group=", 6) == 0) {
+      if (strlen(a + 6) == 0 || strlen(a + 6) >= sizeof registry_group) goto bad;
+      strcpy(registry_group, a + 6);
+    } else {
+      goto bad;
+    }
+    continue;
+  bad:
+    slurm_error("ballast: bad plugstack.conf argument '%s'", a);
+    return -1;
+  }
+  return 0;
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av) {
+  if (spank_option_register(sp, &malleable_option) != ESPANK_SUCCESS) {
+    slurm_error("ballast: cannot register --malleable");
+    return -1;
+  }
+  return parse_args(ac, av);
+}
+
+/* In sbatch, salloc and srun, after the options: a malleable job also
+ * carries SPANK_BALLAST_MALLEABLE=1 in its job-control environment, which
+ * slurmctld keeps with the job (prolog, epilog and job_submit plugins see
+ * it). */
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
+  (void)ac;
+  (void)av;
+  if (!malleable || spank_remote(sp)) return 0;
+  if (spank_job_control_setenv(sp, "BALLAST_MALLEABLE", "1", 1) != ESPANK_SUCCESS)
+    slurm_error("ballast: cannot mark the job malleable in its job-control environment");
+  return 0;
+}
+
+/* In slurmstepd, a job step the plugin manages: a malleable job's regular
+ * step (the batch script and the extern step only wait). */
+static bool managed_step(spank_t sp, uint32_t *job) {
+  if (!malleable || !spank_remote(sp)) return false;
+  uint32_t step;
+  if (spank_get_item(sp, S_JOB_ID, job) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS)
+    return false;
+  return step != SLURM_BATCH_SCRIPT && step != SLURM_EXTERN_CONT &&
+         step != SLURM_INTERACTIVE_STEP && step != SLURM_PENDING_STEP;
+}
+
+/* Open this node's registry, creating it on first use. */
+static int open_registry(spank_t sp, bal_node_manager **m, char *name, size_t size) {
+  char node[256];
+  if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof node) != ESPANK_SUCCESS) {
+    slurm_error("ballast: SLURMD_NODENAME not in the step's environment");
+    return -1;
+  }
+  if (bal__slurm_registry_name(registry_pattern, node, name, size) != 0) {
+    slurm_error("ballast: registry pattern '%s' does not fit", registry_pattern);
+    return -1;
+  }
+  int rc = bal_node_manager_open(name, m);
+  if (rc == BAL_ENOTFOUND) {
+    bal_node_registry_config cfg;
+    bal_node_registry_config_init(&cfg);
+    cfg.name = name;
+    cfg.virtual_cpus = registry_cpus;
+    cfg.sharing_factor = sharing_factor;
+    cfg.group = registry_group[0] ? registry_group : NULL;
+    rc = bal_node_registry_create(&cfg);
+    if (rc != BAL_OK && rc != BAL_EBUSY) { /* EBUSY: another step made it first */
+      slurm_error("ballast: create registry %s: %s", name, bal_strerror(rc));
+      return -1;
+    }
+    rc = bal_node_manager_open(name, m);
+  }
+  if (rc != BAL_OK) {
+    slurm_error("ballast: open registry %s: %s", name, bal_strerror(rc));
+    return -1;
+  }
+  return 0;
+}
+
+/* The job's mates from its AdminComment; 0 when it has none. */
+static int load_mates(uint32_t job, int64_t *mates, int cap) {
+  job_info_msg_t *msg = NULL;
+  if (slurm_load_job(&msg, job, SHOW_ALL) != SLURM_SUCCESS || !msg || msg->record_count < 1) {
+    slurm_error("ballast: job %u: cannot read its record: %s", job, slurm_strerror(slurm_get_errno()));
+    if (msg) slurm_free_job_info_msg(msg);
+    return -1;
+  }
+  int n = bal__slurm_parse_mates(msg->job_array[0].admin_comment, mates, cap);
+  if (n < 0)
+    slurm_error("ballast: job %u: malformed mate relation in AdminComment '%s'", job,
+                msg->job_array[0].admin_comment);
+  slurm_free_job_info_msg(msg);
+  return n;
+}
+
+/* Keep only the mates with a process on this node. */
+static int64_t mates_here(bal_node_manager *m, int64_t *mates, int64_t n) {
+  static bal_node_proc_info procs[BAL_NODE_MAX_PROCS];
+  int np = bal_node_manager_list(m, procs, BAL_NODE_MAX_PROCS);
+  if (np < 0) return 0;
+  if (np > BAL_NODE_MAX_PROCS) np = BAL_NODE_MAX_PROCS;
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i++) {
+    bool here = false;
+    for (int j = 0; j < np && !here; j++) here = procs[j].job == mates[i];
+    if (here) mates[k++] = mates[i];
+  }
+  return k;
+}
+
+/* Before the tasks are forked: name the node's registry in their
+ * environment, where bal_node_attach() looks for it. */
+int slurm_spank_user_init(spank_t sp, int ac, char **av) {
+  (void)ac;
+  (void)av;
+  uint32_t job;
+  if (!managed_step(sp, &job)) return 0;
+  char node[256], name[BAL_NODE_NAME_MAX];
+  if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof node) != ESPANK_SUCCESS ||
+      bal__slurm_registry_name(registry_pattern, node, name, sizeof name) != 0)
+    return 0; /* reported again, with the reason, when the tasks are admitted */
+  if (spank_setenv(sp, BAL_NODE_REGISTRY_ENV, name, 1) != ESPANK_SUCCESS)
+    slurm_error("ballast: job %u: cannot set %s", job, BAL_NODE_REGISTRY_ENV);
+  return 0;
+}
+
+static void format_mask(const bal_node_mask *mask, char *buf, size_t size) {
+  if (bal_node_mask_format(mask, buf, size) < 0) snprintf(buf, size, "(long)");
+}
+
+int slurm_spank_task_post_fork(spank_t sp, int ac, char **av) {
+  (void)ac;
+  (void)av;
+  uint32_t job;
+  if (!managed_step(sp, &job)) return 0;
+  pid_t pid;
+  int local;
+  uint32_t ntasks;
+  if (spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS) {
+    slurm_error("ballast: job %u: task items unavailable", job);
+    return 0;
+  }
+  /* A malleable job that cannot be registered still runs, unmanaged: the
+   * error is logged, the step goes on. */
+  char name[BAL_NODE_NAME_MAX];
+  bal_node_manager *m;
+  if (open_registry(sp, &m, name, sizeof name) != 0) return 0;
+  int64_t mates[BAL_SLURM_MAX_MATES];
+  int n = local == 0 ? load_mates(job, mates, BAL_SLURM_MAX_MATES) : 0;
+  int64_t nhere = n > 0 ? mates_here(m, mates, n) : 0;
+  bal_node_mask granted;
+  int rc;
+  const char *as;
+  if (nhere > 0) {
+    /* A guest: one admission of the job's first local task, next to its
+     * mates here; further local tasks get only free CPUs (none, usually). */
+    as = "guest";
+    rc = bal_node_manager_admit(m, pid, job, ntasks, mates, nhere, &granted);
+  } else if (local == 0) {
+    /* Not a guest: the free CPUs (next to every job here, should SLURM
+     * itself have placed it on a shared node). */
+    as = "owner";
+    rc = bal_node_manager_admit(m, pid, job, ntasks, NULL, 0, &granted);
+  } else {
+    /* Another task of the job on this node: the free CPUs only (its own
+     * job never lends to itself). */
+    as = "owner";
+    int64_t self = job;
+    rc = bal_node_manager_admit(m, pid, job, ntasks, &self, 1, &granted);
+  }
+  if (rc == BAL_OK && nhere == 0 && ntasks > 1 && (uint32_t)local + 1 < ntasks) {
+    /* Share this job's CPUs between its local tasks: keep the lowest
+     * count / (tasks left) of them, free the others for the next ones. */
+    int64_t count = bal_node_mask_count(&granted);
+    int64_t keep = count / (int64_t)(ntasks - (uint32_t)local);
+    if (keep < 1) keep = 1;
+    bal_node_mask slice;
+    bal_node_mask_zero(&slice);
+    for (int64_t c = 0, k = 0; c < BAL_NODE_MAX_CPUS && k < keep; c++)
+      if (bal_node_mask_has(&granted, c)) {
+        bal_node_mask_add(&slice, c, c);
+        k++;
+      }
+    if (bal_node_manager_set(m, pid, &slice, 0) == BAL_OK) granted = slice;
+  }
+  char list[512];
+  if (rc == BAL_OK) {
+    format_mask(&granted, list, sizeof list);
+    slurm_info("ballast: job %u task %d (pid %ld) admitted as %s in %s: CPUs %s", job, local,
+               (long)pid, as, name, list);
+  } else {
+    slurm_error("ballast: job %u task %d (pid %ld): admission in %s refused: %s", job, local,
+                (long)pid, name, bal_strerror(rc));
+  }
+  bal_node_manager_close(m);
+  return 0;
+}
+
+int slurm_spank_task_exit(spank_t sp, int ac, char **av) {
+  (void)ac;
+  (void)av;
+  uint32_t job;
+  if (!managed_step(sp, &job)) return 0;
+  pid_t pid;
+  if (spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS) return 0;
+  char name[BAL_NODE_NAME_MAX];
+  bal_node_manager *m;
+  if (open_registry(sp, &m, name, sizeof name) != 0) return 0;
+  int rc = bal_node_manager_remove(m, pid);
+  /* ENOTFOUND: it detached itself, or was cleaned as dead already. */
+  if (rc != BAL_OK && rc != BAL_ENOTFOUND)
+    slurm_error("ballast: job %u: remove pid %ld from %s: %s", job, (long)pid, name,
+                bal_strerror(rc));
+  else
+    slurm_verbose("ballast: job %u: pid %ld left %s", job, (long)pid, name);
+  bal_node_manager_close(m);
+  return 0;
+}
