@@ -218,6 +218,7 @@ def check_masks(out_dir, guest_gone_at=None):
 
 def live(src, tools, work, trace):
     out_dir = os.path.join(work, "replay")
+    os.makedirs(out_dir, exist_ok=True)
     p = replay(tools, trace, out_dir, [])
     res = finish_replay(p, 170)
     jobs = read_csv(os.path.join(out_dir, "jobs.csv"))

@@ -350,7 +350,7 @@ static void sync_limits(sdd *d, sd_cluster *c, double t) {
 
 /* ---- decisions ---- */
 
-static void enforce(sdd *d, const bal_sched_decision *dc, double t) {
+static void enforce(sdd *d, sd_cluster *c, const bal_sched_decision *dc, double t) {
   char nodes[8192] = "", admin[SD_ADMIN_LEN], err[256];
   size_t len = 0;
   for (int64_t i = 0; i < dc->nnodes && len < sizeof nodes; i++) {
@@ -358,14 +358,19 @@ static void enforce(sdd *d, const bal_sched_decision *dc, double t) {
     if (w < 0) break;
     len += (size_t)w;
   }
+  /* the decision joins the tokens already there (sd:malleable) */
+  char token[SD_ADMIN_LEN];
   if (dc->kind == BAL_SCHED_START_GUEST) {
-    len = (size_t)snprintf(admin, sizeof admin, "sd:mates=");
-    for (int64_t m = 0; m < dc->nmates && len < sizeof admin; m++)
-      len += (size_t)snprintf(admin + len, sizeof admin - len, "%s%lld", m ? "," : "",
+    len = (size_t)snprintf(token, sizeof token, "sd:mates=");
+    for (int64_t m = 0; m < dc->nmates && len < sizeof token; m++)
+      len += (size_t)snprintf(token + len, sizeof token - len, "%s%lld", m ? "," : "",
                               (long long)dc->mates[m].id);
   } else {
-    snprintf(admin, sizeof admin, "sd:static");
+    snprintf(token, sizeof token, "sd:static");
   }
+  sd_job *j = sd_cluster_find(c, (uint32_t)dc->id);
+  snprintf(admin, sizeof admin, "%s", j ? j->admin : "");
+  if (!sd_admin_append(admin, sizeof admin, token)) snprintf(admin, sizeof admin, "%s", token);
   uint32_t limit = NO_VAL;
   if (dc->kind == BAL_SCHED_START_GUEST && isfinite(dc->time_limit))
     limit = (uint32_t)ceil(dc->time_limit / 60.0 - 1e-9);
@@ -449,7 +454,7 @@ static int poll_once(sdd *d) {
   int64_t n = 0;
   int rc = bal_sched_state_decide(d->st, at(d, t), &dec, &n);
   if (rc != BAL_OK) log_simple(d, "error", t, 0, "message", bal_strerror(rc));
-  for (int64_t i = 0; rc == BAL_OK && i < n; i++) enforce(d, &dec[i], t);
+  for (int64_t i = 0; rc == BAL_OK && i < n; i++) enforce(d, &c, &dec[i], t);
   /* decisions changed limits (guests, mates): let SLURM know now */
   sync_limits(d, &c, t);
   sd_cluster_free(&c);

@@ -1,12 +1,14 @@
-/* The words left on a job. The user marks a job malleable in its comment
- * (`sbatch --comment=sd:malleable`; `sd:req=SECONDS` gives the requested
- * time finer than SLURM's minutes, as replays need). The scheduler writes
- * its decisions in the admin comment, which only operators can change, so
- * a restarted daemon reads them back: `sd:static`, `sd:mates=ID,ID` (a
- * guest and the jobs it shares nodes with), `sd:ext=GUEST+MIN` on a mate
- * (its limit was extended by MIN minutes for that guest), and
+/* The words left on a job. A job is malleable when its admin comment says
+ * `sd:malleable` (written at submission by the sandbox's job_submit.lua for
+ * jobs given the SPANK plugin's --malleable) or its comment does (`sbatch
+ * --comment=sd:malleable`, for clusters without that job_submit script).
+ * `sd:req=SECONDS` in the comment gives the requested time finer than
+ * SLURM's minutes, as replays need. The scheduler writes its decisions in
+ * the admin comment, which only operators can change, so a restarted
+ * daemon reads them back: `sd:static`, `sd:mates=ID,ID` (a guest and the
+ * jobs it shares nodes with; the SPANK plugin reads it too), and
  * `sd:pending=WHY` on a job the policy cannot start. Tokens are separated
- * by spaces. */
+ * by spaces; the daemon adds its own and keeps the others. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,13 +41,16 @@ void sd_parse_comment(const char *comment, bool *malleable, double *req_s) {
   }
 }
 
-void sd_parse_admin(const char *admin, bool *decided, int64_t *mates, int *nmates) {
+void sd_parse_admin(const char *admin, bool *decided, bool *malleable, int64_t *mates,
+                    int *nmates) {
   *decided = false;
+  *malleable = false;
   *nmates = 0;
   const char *s = admin ? admin : "";
   char tok[SD_ADMIN_LEN];
   while (next_token(&s, tok, sizeof tok)) {
     if (!strcmp(tok, "sd:static")) *decided = true;
+    else if (!strcmp(tok, "sd:malleable")) *malleable = true;
     else if (!strncmp(tok, "sd:mates=", 9)) {
       *decided = true;
       for (char *p = tok + 9; *p && *nmates < SD_MAX_MATES;) {
@@ -57,16 +62,6 @@ void sd_parse_admin(const char *admin, bool *decided, int64_t *mates, int *nmate
       }
     }
   }
-}
-
-int64_t sd_admin_ext(const char *admin, int64_t guest) {
-  const char *s = admin ? admin : "";
-  char tok[128];
-  while (next_token(&s, tok, sizeof tok)) {
-    long long g, m;
-    if (sscanf(tok, "sd:ext=%lld+%lld", &g, &m) == 2 && g == guest) return m;
-  }
-  return -1;
 }
 
 bool sd_admin_append(char *admin, size_t len, const char *token) {

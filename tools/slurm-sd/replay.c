@@ -139,7 +139,7 @@ static double measure_latency(const opts *o, const char *dir, char *err, size_t 
   snprintf(out, sizeof out, "%s/probe-%%j.out", dir);
   for (int64_t k = 0; k < o->probes; k++) {
     double t0 = now_s();
-    uint32_t id = sd_submit_held("ballast-probe", "#!/bin/sh\nsleep 1\n", "sd:req=30", 1, 1, 2,
+    uint32_t id = sd_submit_held("ballast-probe", "#!/bin/sh\nsleep 1\n", "sd:req=30", false, 1, 1, 2,
                                  out, dir, err, errlen);
     if (id == 0) return -1;
     double lat = wait_running(id, t0, 120);
@@ -172,9 +172,10 @@ static void script_of(char *buf, size_t n, const char *dir, const bal_swf_job *j
   snprintf(buf, n,
            "#!/bin/sh\n"
            "# ballast slurm-replay: trace job %lld, %lld s of work per node\n"
-           "# one single-node step per node (docs/slurm.md: multi-node steps fail in the sandbox)\n"
+           "# one single-node step per node (docs/slurm.md: multi-node steps fail in the sandbox);\n"
+           "# SLURMD_NODENAME names the step's node, not the batch script's, in its environment\n"
            "for n in $(scontrol show hostnames \"$SLURM_JOB_NODELIST\"); do\n"
-           "  srun -N1 -n1 -w \"$n\" --exact %s/ballast-slurm-job --work %lld --demand %lld &\n"
+           "  SLURMD_NODENAME=$n srun -N1 -n1 -w \"$n\" --exact %s/ballast-slurm-job --work %lld --demand %lld &\n"
            "done\n"
            "wait\n",
            (long long)j->id, (long long)j->runtime, dir, (long long)j->runtime, (long long)cpn);
@@ -516,7 +517,7 @@ int main(int argc, char **argv) {
     /* SLURM's limit is in minutes: the requested time rounded up, which
      * the daemon extends when the job is shrunk as a mate */
     uint32_t limit = (uint32_t)((j->req_time + 59) / 60);
-    r->slurm_id = sd_submit_held(name, script, comment, nodes, nodes * o.cpus, limit, out, outdir,
+    r->slurm_id = sd_submit_held(name, script, comment, true, nodes, nodes * o.cpus, limit, out, outdir,
                                  err, sizeof err);
     if (r->slurm_id == 0) fprintf(stderr, "%s: job %lld: %s\n", PROG, (long long)j->id, err);
   }

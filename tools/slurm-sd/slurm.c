@@ -80,9 +80,11 @@ int sd_cluster_load(sd_cluster *c, const char *partition, char *err, size_t errl
     copy(j->admin, sizeof j->admin, s->admin_comment);
     copy(j->name, sizeof j->name, s->name);
     copy(j->comment, sizeof j->comment, s->comment);
-    sd_parse_admin(j->admin, &j->decided, j->mates, &j->nmates);
+    bool by_admin = false, by_comment = false;
+    sd_parse_admin(j->admin, &j->decided, &by_admin, j->mates, &j->nmates);
     double req = 0;
-    sd_parse_comment(s->comment, &j->malleable, &req);
+    sd_parse_comment(s->comment, &by_comment, &req);
+    j->malleable = by_admin || by_comment;
     j->time_limit = s->time_limit;
     j->req_s = req > 0 ? req
                : s->time_limit == INFINITE || s->time_limit == NO_VAL ? 365.0 * 86400
@@ -183,8 +185,8 @@ const char *sd_state_name(uint32_t base) {
 extern char **environ;
 
 uint32_t sd_submit_held(const char *name, const char *script, const char *comment,
-                        int64_t nodes, int64_t cpus, uint32_t time_limit, const char *out_path,
-                        const char *work_dir, char *err, size_t errlen) {
+                        bool malleable, int64_t nodes, int64_t cpus, uint32_t time_limit,
+                        const char *out_path, const char *work_dir, char *err, size_t errlen) {
   job_desc_msg_t d;
   slurm_init_job_desc_msg(&d);
   d.name = (char *)name;
@@ -198,12 +200,32 @@ uint32_t sd_submit_held(const char *name, const char *script, const char *commen
   d.work_dir = (char *)work_dir;
   d.user_id = getuid();
   d.group_id = getgid();
+  /* this process's environment; and the SPANK plugin's --malleable where
+   * sbatch passes a plugin option: in the job's SPANK environment (which
+   * slurmctld and job_submit.lua see) and, prefixed with SLURM_SPANK_, in
+   * its environment, from which the job's srun steps pass it on to the
+   * plugin in slurmstepd */
   uint32_t n = 0;
   while (environ[n]) n++;
-  d.environment = environ;
-  d.env_size = n;
+  char **env = malloc((n + 2) * sizeof *env);
+  if (!env) {
+    snprintf(err, errlen, "out of memory");
+    return 0;
+  }
+  memcpy(env, environ, n * sizeof *env);
+  env[n] = malleable ? (char *)"SLURM_SPANK_" SD_SPANK_MALLEABLE_ENV "=" : NULL;
+  env[n + 1] = NULL;
+  d.environment = env;
+  d.env_size = n + (malleable ? 1 : 0);
+  char *spank_env[] = {(char *)SD_SPANK_MALLEABLE_ENV "=", NULL};
+  if (malleable) {
+    d.spank_job_env = spank_env;
+    d.spank_job_env_size = 1;
+  }
   submit_response_msg_t *resp = NULL;
-  if (slurm_submit_batch_job(&d, &resp) != SLURM_SUCCESS) {
+  int rc = slurm_submit_batch_job(&d, &resp);
+  free(env);
+  if (rc != SLURM_SUCCESS) {
     fail(err, errlen, "slurm_submit_batch_job");
     return 0;
   }

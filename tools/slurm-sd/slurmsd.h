@@ -5,10 +5,10 @@
  *             with slurm_load_jobs / slurm_load_node) and the three acts it
  *             performs: release a held job onto chosen nodes, extend a
  *             running job's time limit, hold a job SLURM would start alone
- *  marks.c    the words the scheduler and the user leave on a job: the
- *             user's comment (sd:malleable, sd:req=S) and the scheduler's
- *             admin comment (sd:static, sd:mates=ID,ID, sd:ext=GUEST+MIN),
- *             where a restarted daemon finds what it decided
+ *  marks.c    the words left on a job: sd:malleable (admin comment or
+ *             comment), sd:req=S (comment), and the scheduler's decisions
+ *             in the admin comment (sd:static, sd:mates=ID,ID), where a
+ *             restarted daemon finds them
  *  daemon.c   ballast-slurm-sd: poll, feed sched's step API, enforce
  *  replay.c   ballast-slurm-replay: submit a trace window, wait, measure
  *  job.c      ballast-slurm-job: the malleable test job
@@ -46,7 +46,7 @@ typedef struct sd_job {
   uint32_t id;
   sd_job_state state;
   bool held;        /* priority 0 */
-  bool malleable;   /* the user's comment says sd:malleable */
+  bool malleable;   /* sd:malleable in its admin comment or comment */
   bool decided;     /* admin comment carries sd:static or sd:mates= */
   int64_t nodes;    /* nodes it asked for */
   int64_t cpus;     /* CPUs it asked for */
@@ -97,19 +97,23 @@ const char *sd_state_name(uint32_t base);
 int sd_set_comments(uint32_t id, const char *comment, const char *admin, char *err,
                     size_t errlen);
 
+/* How sbatch passes the SPANK plugin's --malleable to the job (its SPANK
+ * environment), where slurmstepd's plugin and job_submit.lua read it. */
+#define SD_SPANK_MALLEABLE_ENV "_SLURM_SPANK_OPTION_ballast_malleable"
+
 /* Submit a held batch job (priority 0): the scheduler decides when and
- * where. Returns the job id, or 0 after writing SLURM's reason to err. */
+ * where; malleable: with the SPANK plugin's --malleable. Returns the job
+ * id, or 0 after writing SLURM's reason to err. */
 uint32_t sd_submit_held(const char *name, const char *script, const char *comment,
-                        int64_t nodes, int64_t cpus, uint32_t time_limit, const char *out_path,
-                        const char *work_dir, char *err, size_t errlen);
+                        bool malleable, int64_t nodes, int64_t cpus, uint32_t time_limit,
+                        const char *out_path, const char *work_dir, char *err, size_t errlen);
 
 /* marks.c */
 /* The user's comment: malleable, and the requested seconds (0 if absent). */
 void sd_parse_comment(const char *comment, bool *malleable, double *req_s);
-/* The scheduler's admin comment: decided (sd:static or sd:mates=), mates. */
-void sd_parse_admin(const char *admin, bool *decided, int64_t *mates, int *nmates);
-/* Minutes already added to this job's limit for guest `guest` (sd:ext=G+M), -1 if none. */
-int64_t sd_admin_ext(const char *admin, int64_t guest);
+/* The admin comment: decided (sd:static or sd:mates=), malleable, mates. */
+void sd_parse_admin(const char *admin, bool *decided, bool *malleable, int64_t *mates,
+                    int *nmates);
 /* Append " TOKEN" to an admin comment; false if it does not fit. */
 bool sd_admin_append(char *admin, size_t len, const char *token);
 
