@@ -191,7 +191,9 @@ def masks(out_dir, i):
 
 
 def check_masks(out_dir, guest_gone_at=None):
-    """Each mate process: 8 CPUs, then fewer while the guest runs, then 8 again."""
+    """Each mate process: fewer than 8 CPUs while the guest runs (its first report
+    may already be shrunk, when the guest was admitted before the mate's first
+    malleability point), then 8 again."""
     for m in (1, 2):
         by_node = {}
         for t, cpus, ev, node in masks(out_dir, m):
@@ -201,8 +203,8 @@ def check_masks(out_dir, guest_gone_at=None):
         for node, seq in by_node.items():
             seq.sort()
             counts = [c for _, c in seq]
-            if counts[0] != 8 or min(counts) >= 8 or counts[-1] != 8:
-                fail("mate %d on %s: CPUs %s, expected 8, fewer, 8" % (m, node, counts))
+            if min(counts) >= 8 or counts[-1] != 8:
+                fail("mate %d on %s: CPUs %s, expected fewer than 8, then 8" % (m, node, counts))
             if guest_gone_at is not None:
                 back = [t for t, c in seq if c == 8 and t > guest_gone_at]
                 if not back:
