@@ -13,7 +13,12 @@
  * time then job number; all events of one instant are applied (ends first,
  * then arrivals) before the policy schedules.
  *
- * Limits, each enforced by bal_sched_run() with BAL_EINVAL:
+ * The same policies run one instant at a time through a bal_sched_state
+ * (the decision step below): machine state and queue in, decisions out,
+ * for a live scheduler; bal_sched_run() is a loop over that step.
+ *
+ * Limits, each enforced by bal_sched_run() (and bal_sched_state_create())
+ * with BAL_EINVAL:
  *  - nodes and cores per node: 1 .. #BAL_SCHED_MAX_NODES (INT32_MAX);
  *  - jobs in the trace: at most #BAL_SCHED_MAX_JOBS (INT32_MAX - 1);
  *  - max_mates: 1 .. #BAL_SCHED_MAX_MATES (16);

@@ -71,6 +71,14 @@ static void tiny_first_instant(bal_sched_state *st) {
   assert_int_equal(bal_sched_state_free_nodes(st), 0);
 }
 
+/* ... and job 3 (all 4 nodes, 100 s, malleable) queued at 10. */
+static bal_sched_state *tiny_at_10(const char *policy) {
+  bal_sched_state *st = make(policy, 4, 4);
+  tiny_first_instant(st);
+  submit(st, 3, 10, 16, 100, true);
+  return st;
+}
+
 /* docs/sched.md's tiny.swf under sd: job 3 (16 procs, 100 s) arrives at 10
  * and starts at once as the guest of jobs 1 and 2 on all four nodes. Each
  * mate lends floor(0.5 x 4) = 2 cores per node of the 4 job 3 needs: its
@@ -79,9 +87,7 @@ static void tiny_first_instant(bal_sched_state *st) {
  * 1100, predicted slowdown 1.1. When job 3 ends at 210 both expand back. */
 static void sd_coschedules_tiny(void **unused) {
   (void)unused;
-  bal_sched_state *st = make("sd", 4, 4);
-  tiny_first_instant(st);
-  submit(st, 3, 10, 16, 100, true);
+  bal_sched_state *st = tiny_at_10("sd");
   const bal_sched_decision *d;
   int64_t n;
   assert_int_equal(bal_sched_state_decide(st, 10, &d, &n), BAL_OK);
@@ -135,9 +141,7 @@ static void sd_coschedules_tiny(void **unused) {
 /* The same state under easy: job 3 waits (no decision) until both end. */
 static void easy_waits_on_tiny(void **unused) {
   (void)unused;
-  bal_sched_state *st = make("easy", 4, 4);
-  tiny_first_instant(st);
-  submit(st, 3, 10, 16, 100, true);
+  bal_sched_state *st = tiny_at_10("easy");
   const bal_sched_decision *d;
   int64_t n;
   assert_int_equal(bal_sched_state_decide(st, 10, &d, &n), BAL_OK);
@@ -155,11 +159,9 @@ static void easy_waits_on_tiny(void **unused) {
   bal_sched_state_destroy(st);
 }
 
-/* A restarted scheduler rebuilds its state from events: the same starts as
- * decide() took, reported with bal_sched_state_start() and
- * bal_sched_state_start_guest(), give the same limits and predictions. */
-static void rebuilt_state_matches(void **unused) {
-  (void)unused;
+/* tiny.swf's state at 10 under sd, rebuilt from events as a restarted
+ * scheduler would: job 1 on node 3, job 2 on nodes 0-2, job 3 their guest. */
+static bal_sched_state *rebuild_tiny(void) {
   bal_sched_state *st = make("sd", 4, 4);
   submit(st, 1, 0, 4, 1000, true);
   submit(st, 2, 0, 12, 1000, true);
@@ -168,6 +170,15 @@ static void rebuilt_state_matches(void **unused) {
   assert_int_equal(bal_sched_state_start(st, 1, 0, n1, 1), BAL_OK);
   assert_int_equal(bal_sched_state_start(st, 2, 0, n2, 3), BAL_OK);
   assert_int_equal(bal_sched_state_start_guest(st, 3, 10, mates, 2), BAL_OK);
+  return st;
+}
+
+/* A restarted scheduler rebuilds its state from events: the same starts as
+ * decide() took, reported with bal_sched_state_start() and
+ * bal_sched_state_start_guest(), give the same limits and predictions. */
+static void rebuilt_state_matches(void **unused) {
+  (void)unused;
+  bal_sched_state *st = rebuild_tiny();
   bal_sched_job_info g = info(st, 3), m = info(st, 2);
   assert_float_equal(g.time_limit, 200, 1e-9);
   assert_float_equal(g.predicted_end, 210, 1e-9);
@@ -190,14 +201,7 @@ static void rebuilt_state_matches(void **unused) {
  * frees them when it ends, and the remaining mate expands back. */
 static void mate_ends_first(void **unused) {
   (void)unused;
-  bal_sched_state *st = make("sd", 4, 4);
-  submit(st, 1, 0, 4, 1000, true);
-  submit(st, 2, 0, 12, 1000, true);
-  submit(st, 3, 10, 16, 100, true);
-  const int64_t n1[] = {3}, n2[] = {0, 1, 2}, mates[] = {1, 2};
-  assert_int_equal(bal_sched_state_start(st, 1, 0, n1, 1), BAL_OK);
-  assert_int_equal(bal_sched_state_start(st, 2, 0, n2, 3), BAL_OK);
-  assert_int_equal(bal_sched_state_start_guest(st, 3, 10, mates, 2), BAL_OK);
+  bal_sched_state *st = rebuild_tiny();
   assert_int_equal(bal_sched_state_end(st, 1, 50), BAL_OK); /* earlier than requested */
   bal_sched_job_info g = info(st, 3);
   assert_int_equal(g.nmates, 1);
