@@ -499,11 +499,12 @@ static int parse(int argc, char **argv, opts *o) {
       .usage = "ballast slurm-sd [--policy easy|sd] [options]",
       .description =
           "Schedule a SLURM cluster with sched's EASY or SD-Policy. Jobs are submitted\n"
-          "held (sbatch --hold); malleable ones say so in their comment\n"
-          "(--comment=sd:malleable). The sdd releases each job onto the nodes it\n"
-          "chose, a guest onto its mates' nodes (sd:mates=ID,ID in its admin comment),\n"
-          "and extends a shrunk mate's time limit. Needs operator rights (see\n"
-          "docs/slurm.md); SLURM_CONF names the cluster's configuration.",
+          "held (priority 0: sbatch -H, or job_submit.lua holds them all); malleable\n"
+          "ones carry sd:malleable in their admin comment (the SPANK plugin's option,\n"
+          "through job_submit.lua) or comment. The daemon releases each job onto the\n"
+          "nodes it chose, a guest onto its mates' nodes (sd:mates=ID,ID in its admin\n"
+          "comment), and extends a shrunk mate's time limit. Needs operator rights\n"
+          "(docs/slurm.md); SLURM_CONF names the cluster's configuration.",
       .flags = flags,
       .epilog = "Each decision and event is one JSON line: begin, queue, start (static or\n"
                 "guest, nodes, mates), extend, end, pending (a job the machine cannot\n"
