@@ -57,12 +57,6 @@ typedef struct sdd {
 static volatile sig_atomic_t stop_signal;
 static void on_signal(int sig) { stop_signal = sig; }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* ---- the log: one JSON object per line ---- */
 
 static void log_begin(json_writer *j, sdd *d, const char *event, double t) {
@@ -408,7 +402,7 @@ static void enforce(sdd *d, sd_cluster *c, const bal_sched_decision *dc, double 
 static int poll_once(sdd *d) {
   sd_cluster c;
   char err[256];
-  double t = now_s();
+  double t = sd_now();
   if (sd_cluster_load(&c, d->o.partition, err, sizeof err) != 0) {
     log_simple(d, "error", t, 0, "message", err);
     return -1;
@@ -472,16 +466,7 @@ static int parse(int argc, char **argv, opts *o) {
   const cli_flag flags[] = {
       CLI_SECTION("Policy (as `ballast sched`):"),
       CLI_STRING("--policy", "P", &o->cfg.policy, policy_help),
-      CLI_INT("--max-mates", "M", &o->cfg.max_mates, 1, BAL_SCHED_MAX_MATES,
-              "sd: most running jobs shrunk for one start (2)"),
-      CLI_CUSTOM("--max-slowdown", "X", &o->cfg, sched_parse_max_slowdown,
-                 "sd: mate cut-off: a number (10), inf or dynamic"),
-      {.kind = CLI_KIND_DOUBLE, .name = "--sharing-factor", .metavar = "F",
-       .dest = &o->cfg.sharing_factor, .dmin = 0, .dmax = 1, .open_min = true, .open_max = true,
-       .help = "sd: fraction of a mate's cores lent, (0,1) (0.5)"},
-      CLI_INT("--ranks-per-node", "R", &o->cfg.ranks_per_node, 0, BAL_SCHED_MAX_NODES,
-              "sd: MPI ranks a job runs per node; a mate keeps a core\n"
-              "per rank (1; 0: one per processor)"),
+      SCHED_SD_FLAGS(&o->cfg),
       CLI_CHOICE("--core-demand", "D", &o->core_demand, demands,
                  "sd: cores a job uses per node unshrunk: procs (its\n"
                  "CPUs / nodes, default) or node (all)"),
@@ -541,7 +526,7 @@ int main(int argc, char **argv) {
     struct timespec ts = {d.o.poll_ms / 1000, (long)(d.o.poll_ms % 1000) * 1000000L};
     if (d.o.polls == 0 || k + 1 < d.o.polls) nanosleep(&ts, NULL);
   }
-  log_simple(&d, "stop", now_s(), 0, "why", stop_signal ? "signal" : "polls done");
+  log_simple(&d, "stop", sd_now(), 0, "why", stop_signal ? "signal" : "polls done");
   bal_sched_state_destroy(d.st);
   slurm_fini();
   free(d.jobs);

@@ -22,17 +22,12 @@
 
 #include "common/cli.h"
 #include "common/json.h"
+#include "slurmsd.h"
 
 #define PROG "ballast-slurm-job"
 
 static volatile sig_atomic_t stop_signal;
 static void on_signal(int sig) { stop_signal = sig; }
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void say(const char *event, double t, double done, int64_t held, const char *mask,
                 const char *note) {
@@ -89,7 +84,7 @@ int main(int argc, char **argv) {
   bal_node_attach_config_init(&cfg);
   cfg.registry = registry;
   bal_node_proc *p = NULL;
-  double t0 = now_s();
+  double t0 = sd_now();
   rc = (registry || getenv(BAL_NODE_REGISTRY_ENV)) ? bal_node_attach(&cfg, &p) : BAL_ENOTFOUND;
   if (rc != BAL_OK) {
     char note[160];
@@ -107,7 +102,7 @@ int main(int argc, char **argv) {
       bool changed;
       rc = bal_node_poll(p, &mask, &changed);
       if (rc == BAL_ENOTFOUND) { /* removed: its CPUs are gone, nothing to run on */
-        say("removed", now_s(), done, 0, NULL, "a manager removed this process");
+        say("removed", sd_now(), done, 0, NULL, "a manager removed this process");
         break;
       }
       if (changed) {
@@ -115,17 +110,17 @@ int main(int argc, char **argv) {
         if (demand == 0) demand = held > 0 ? held : 1;
         char text[512];
         bal_node_mask_format(&mask, text, sizeof text);
-        say(first ? "start" : "mask", now_s(), done, held, text, NULL);
+        say(first ? "start" : "mask", sd_now(), done, held, text, NULL);
         first = false;
       }
     }
     nanosleep(&tick, NULL);
-    double t = now_s();
+    double t = sd_now();
     double rate = demand > 0 ? fmin(1.0, (double)held / (double)demand) : 1.0;
     done += (t - last) * rate;
     last = t;
   }
-  say(stop_signal ? "killed" : "end", now_s(), done, -1, NULL, NULL);
+  say(stop_signal ? "killed" : "end", sd_now(), done, -1, NULL, NULL);
   if (p) bal_node_detach(p);
   return stop_signal ? 1 : 0;
 }

@@ -62,18 +62,6 @@ typedef struct rjob {
 static volatile sig_atomic_t stop_signal;
 static void on_signal(int sig) { stop_signal = sig; }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void sleep_s(double s) {
-  if (s <= 0) return;
-  struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
-  nanosleep(&ts, NULL);
-}
-
 /* The directory of this executable, where ballast-slurm-sd and -job live. */
 static void self_dir(char *buf, size_t n) {
   ssize_t len = readlink("/proc/self/exe", buf, n - 1);
@@ -116,16 +104,16 @@ static void stop_daemon(pid_t pid) {
 
 /* Poll one job until it leaves PENDING; the seconds from t0, or -1. */
 static double wait_running(uint32_t id, double t0, double limit) {
-  while (now_s() - t0 < limit && !stop_signal) {
+  while (sd_now() - t0 < limit && !stop_signal) {
     job_info_msg_t *m = NULL;
     if (slurm_load_job(&m, id, SHOW_ALL) == SLURM_SUCCESS && m->record_count > 0) {
       uint32_t st = m->job_array[0].job_state & JOB_STATE_BASE;
       slurm_free_job_info_msg(m);
-      if (st != JOB_PENDING) return now_s() - t0;
+      if (st != JOB_PENDING) return sd_now() - t0;
     } else if (m) {
       slurm_free_job_info_msg(m);
     }
-    sleep_s(0.02);
+    sd_sleep(0.02);
   }
   return -1;
 }
@@ -138,7 +126,7 @@ static double measure_latency(const opts *o, const char *dir, char *err, size_t 
   char out[PATH_MAX + 32];
   snprintf(out, sizeof out, "%s/probe-%%j.out", dir);
   for (int64_t k = 0; k < o->probes; k++) {
-    double t0 = now_s();
+    double t0 = sd_now();
     uint32_t id = sd_submit_held("ballast-probe", "#!/bin/sh\nsleep 1\n", "sd:req=30", false, 1, 1, 2,
                                  out, dir, err, errlen);
     if (id == 0) return -1;
@@ -150,7 +138,7 @@ static double measure_latency(const opts *o, const char *dir, char *err, size_t 
     }
     if (lat > worst) worst = lat;
     /* let it end, so the replay starts on an idle machine */
-    for (double t1 = now_s(); now_s() - t1 < 60;) {
+    for (double t1 = sd_now(); sd_now() - t1 < 60;) {
       job_info_msg_t *m = NULL;
       bool done = true;
       if (slurm_load_job(&m, id, SHOW_ALL) == SLURM_SUCCESS && m->record_count > 0)
@@ -158,7 +146,7 @@ static double measure_latency(const opts *o, const char *dir, char *err, size_t 
                !(m->job_array[0].job_state & JOB_COMPLETING);
       if (m) slurm_free_job_info_msg(m);
       if (done) break;
-      sleep_s(0.1);
+      sd_sleep(0.1);
     }
   }
   return worst;
@@ -337,15 +325,7 @@ static int parse(int argc, char **argv, opts *o) {
                  "simulated makespan + 300)"),
       CLI_SECTION("Policy (given to ballast slurm-sd and to the simulator):"),
       CLI_STRING("--policy", "P", &o->cfg.policy, policy_help),
-      CLI_INT("--max-mates", "M", &o->cfg.max_mates, 1, BAL_SCHED_MAX_MATES,
-              "sd: most running jobs shrunk for one start (2)"),
-      CLI_CUSTOM("--max-slowdown", "X", &o->cfg, sched_parse_max_slowdown,
-                 "sd: mate cut-off: a number (10), inf or dynamic"),
-      {.kind = CLI_KIND_DOUBLE, .name = "--sharing-factor", .metavar = "F",
-       .dest = &o->cfg.sharing_factor, .dmin = 0, .dmax = 1, .open_min = true, .open_max = true,
-       .help = "sd: fraction of a mate's cores lent, (0,1) (0.5)"},
-      CLI_INT("--ranks-per-node", "R", &o->cfg.ranks_per_node, 0, BAL_SCHED_MAX_NODES,
-              "sd: MPI ranks a job runs per node (1)"),
+      SCHED_SD_FLAGS(&o->cfg),
       CLI_CHOICE("--runtime-model", "M", &o->runtime_model, models,
                  "the simulator's model: worst (default: a test job\n"
                  "ends when its slowest node does) or ideal"),
@@ -500,14 +480,14 @@ int main(int argc, char **argv) {
   jobs = calloc((size_t)n + 1, sizeof *jobs);
   if (!jobs) goto out;
   /* the origin on a whole second: SLURM's times are whole seconds */
-  double origin = ceil(now_s());
-  sleep_s(origin - now_s());
+  double origin = ceil(sd_now());
+  sd_sleep(origin - sd_now());
   for (int64_t i = 0; i < n && !stop_signal; i++) {
     const bal_swf_job *j = &scaled->jobs[i];
     rjob *r = &jobs[i];
     r->src = j;
     r->submit = r->start = r->end = -1;
-    sleep_s(origin + (double)j->submit - now_s());
+    sd_sleep(origin + (double)j->submit - sd_now());
     int64_t nodes = (j->procs + o.cpus - 1) / o.cpus;
     char script[PATH_MAX + 1024], comment[128], name[64], out[PATH_MAX + 32];
     script_of(script, sizeof script, dir, j, o.cpus);
@@ -521,9 +501,9 @@ int main(int argc, char **argv) {
                                  err, sizeof err);
     if (r->slurm_id == 0) fprintf(stderr, "%s: job %lld: %s\n", PROG, (long long)j->id, err);
   }
-  for (double t0 = now_s(); !stop_signal && now_s() - t0 < timeout;) {
+  for (double t0 = sd_now(); !stop_signal && sd_now() - t0 < timeout;) {
     if (collect(jobs, n)) break;
-    sleep_s(0.5);
+    sd_sleep(0.5);
   }
   collect(jobs, n);
   /* SLURM's times as seconds from the replay's origin on SLURM's clock:

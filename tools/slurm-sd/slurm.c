@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -232,4 +233,16 @@ uint32_t sd_submit_held(const char *name, const char *script, const char *commen
   uint32_t id = resp->job_id;
   slurm_free_submit_response_response_msg(resp);
   return id;
+}
+
+double sd_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void sd_sleep(double s) {
+  if (!(s > 0)) return;
+  struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
+  nanosleep(&ts, NULL);
 }

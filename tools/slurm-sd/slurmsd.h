@@ -108,6 +108,11 @@ uint32_t sd_submit_held(const char *name, const char *script, const char *commen
                         bool malleable, int64_t nodes, int64_t cpus, uint32_t time_limit,
                         const char *out_path, const char *work_dir, char *err, size_t errlen);
 
+/* Unix time in seconds (SLURM's clock is the wall clock), and a sleep of
+ * s seconds (nothing when s <= 0). */
+double sd_now(void);
+void sd_sleep(double s);
+
 /* marks.c */
 /* The user's comment: malleable, and the requested seconds (0 if absent). */
 void sd_parse_comment(const char *comment, bool *malleable, double *req_s);
