@@ -125,7 +125,7 @@ static void note(sdd *d, uint32_t id) {
 /* ---- the machine ---- */
 
 /* Map SLURM's usable nodes to the state's nodes 0 .. n-1 (once, at start:
- * a node that goes down later is a node the sdd stops trusting only
+ * a node that goes down later is a node the daemon stops trusting only
  * after a restart, see docs/slurm.md). */
 static int map_nodes(sdd *d, const sd_cluster *c) {
   d->nslurm = c->nnodes;
@@ -169,7 +169,7 @@ static void request_of(const sdd *d, const sd_job *j, bal_sched_request *rq) {
   rq->malleable = j->malleable;
 }
 
-/* Advance the sdd's clock: the state refuses times before its own. */
+/* Advance the daemon's clock: the state refuses times before its own. */
 static double at(sdd *d, double t) {
   if (t < d->clock) t = d->clock;
   d->clock = t;
@@ -230,7 +230,7 @@ static int by_time(const void *a, const void *b) {
   return x->t < y->t ? -1 : x->t > y->t ? 1 : (x->j->id > y->j->id) - (x->j->id < y->j->id);
 }
 
-/* A job already started (by this sdd before a restart, or by someone
+/* A job already started (by this daemon before a restart, or by someone
  * else) enters the state as running. */
 static void adopt(sdd *d, sd_job *j, double t) {
   int64_t nodes[4096];
