@@ -22,7 +22,6 @@
  *   cleanup at the next call.
  * The job's record is read from slurmctld with slurm_load_job(), which
  * slurmstepd's own libslurmfull provides (the plugin does not link libslurm). */
-#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -97,12 +96,15 @@ static int parse_args(int ac, char **av) {
   return 0;
 }
 
+/* Arguments first: a plugin with a bad plugstack.conf line registers no
+ * option, so `--malleable` is refused loudly rather than half-working. */
 int slurm_spank_init(spank_t sp, int ac, char **av) {
+  if (parse_args(ac, av) != 0) return -1;
   if (spank_option_register(sp, &malleable_option) != ESPANK_SUCCESS) {
     slurm_error("ballast: cannot register --malleable");
     return -1;
   }
-  return parse_args(ac, av);
+  return 0;
 }
 
 /* In sbatch, salloc and srun, after the options: a malleable job also
@@ -130,17 +132,47 @@ static bool managed_step(spank_t sp, uint32_t *job) {
          step != SLURM_INTERACTIVE_STEP && step != SLURM_PENDING_STEP;
 }
 
-/* Open this node's registry, creating it on first use. */
-static int open_registry(spank_t sp, bal_node_manager **m, char *name, size_t size) {
-  char node[256];
-  if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof node) != ESPANK_SUCCESS) {
-    slurm_error("ballast: SLURMD_NODENAME not in the step's environment");
+/* This node's SLURM name, in slurmstepd: the step's node list at this
+ * node's index. ($SLURMD_NODENAME of the step's environment will not do:
+ * a step launched from a batch script inherits the batch node's; each task
+ * gets its own only when it is set up, after the admission.) */
+static int node_name(spank_t sp, char *buf, size_t size) {
+  uint32_t id;
+  char list[4096];
+  if (spank_get_item(sp, S_JOB_NODEID, &id) != ESPANK_SUCCESS ||
+      spank_getenv(sp, "SLURM_STEP_NODELIST", list, sizeof list) != ESPANK_SUCCESS) {
+    slurm_error("ballast: the step's node list or this node's index is unavailable");
     return -1;
   }
+  hostlist_t hl = slurm_hostlist_create(list);
+  char *host = NULL;
+  for (uint32_t i = 0; hl && i <= id; i++) {
+    free(host);
+    host = slurm_hostlist_shift(hl);
+    if (!host) break;
+  }
+  if (hl) slurm_hostlist_destroy(hl);
+  int rc = host && strlen(host) < size ? 0 : -1;
+  if (rc == 0) strcpy(buf, host);
+  else slurm_error("ballast: node %u of the step's node list '%s' not found", id, list);
+  free(host);
+  return rc;
+}
+
+/* This node's registry name. */
+static int registry_name(spank_t sp, char *name, size_t size) {
+  char node[256];
+  if (node_name(sp, node, sizeof node) != 0) return -1;
   if (bal__slurm_registry_name(registry_pattern, node, name, size) != 0) {
     slurm_error("ballast: registry pattern '%s' does not fit", registry_pattern);
     return -1;
   }
+  return 0;
+}
+
+/* Open this node's registry, creating it on first use. */
+static int open_registry(spank_t sp, bal_node_manager **m, char *name, size_t size) {
+  if (registry_name(sp, name, size) != 0) return -1;
   int rc = bal_node_manager_open(name, m);
   if (rc == BAL_ENOTFOUND) {
     bal_node_registry_config cfg;
@@ -201,10 +233,8 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av) {
   (void)av;
   uint32_t job;
   if (!managed_step(sp, &job)) return 0;
-  char node[256], name[BAL_NODE_NAME_MAX];
-  if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof node) != ESPANK_SUCCESS ||
-      bal__slurm_registry_name(registry_pattern, node, name, sizeof name) != 0)
-    return 0; /* reported again, with the reason, when the tasks are admitted */
+  char name[BAL_NODE_NAME_MAX];
+  if (registry_name(sp, name, sizeof name) != 0) return 0; /* reported */
   if (spank_setenv(sp, BAL_NODE_REGISTRY_ENV, name, 1) != ESPANK_SUCCESS)
     slurm_error("ballast: job %u: cannot set %s", job, BAL_NODE_REGISTRY_ENV);
   return 0;

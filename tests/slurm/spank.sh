@@ -1,28 +1,32 @@
 #!/bin/bash
-# The SPANK plugin in a real SLURM: on a 1-node sandbox of 8 CPUs (SF 0.5),
-# a malleable mate job runs examples/node_job.c (it prints its mask at each
-# change); a guest job, held, is given the mate relation in its AdminComment
-# and released onto the mate's node: the mate shrinks to 0-3 while the
-# guest holds 4-7 (lent by the mate), and grows back to 0-7 when the guest
-# ends. A second guest killed by SIGKILL gives the CPUs back too. Also:
-# --malleable marks the AdminComment (job_submit.lua), a job without it is
-# not registered. Skipped (77) when not root or SLURM/munge are missing.
+# The SPANK plugin in a real SLURM: on a sandbox of 2 nodes x 8 CPUs (SF
+# 0.5), a malleable 2-node mate job runs examples/node_job.c (it prints its
+# mask at each change) once per node (one step, one task per node); a guest
+# job, held, is given the mate relation in its AdminComment and released
+# onto n2: the mate's process on n2 shrinks to 0-3 while the guest holds 4-7
+# (lent by the mate), and grows back to 0-7 when the guest ends; its
+# process on n1 keeps 0-7 throughout. A second guest killed by SIGKILL
+# gives the CPUs back too. Also: --malleable marks the AdminComment
+# (job_submit.lua), a job without it is not registered, three tasks of one
+# step on a node share its CPUs. Skipped (77) when not root or SLURM/munge
+# are missing.
 # Usage: spank.sh SANDBOX PLUGIN BALLAST_NODE NODE_JOB
 sandbox=$1 plugin=$(readlink -f "$2") node=$(readlink -f "$3") job=$(readlink -f "$4")
 here=$(dirname "$0")
 . "$here/common.sh"
 skip_unless_possible
 
-sandbox_start --nodes 1 --cpus 8 --plugin "$plugin"
+sandbox_start --nodes 2 --cpus 8 --plugin "$plugin"
 . "$dir/env.sh" # BALLAST_SLURM_REGISTRY_PREFIX
 unset SLURM_CONF
-reg=${BALLAST_SLURM_REGISTRY_PREFIX}n1
+reg1=${BALLAST_SLURM_REGISTRY_PREFIX}n1
+reg=${BALLAST_SLURM_REGISTRY_PREFIX}n2 # where the guests go
 
-# "CPUS BORROWED" of job $1 in the registry ("" if it has no process), e.g.
-# "4-7 4-7 from job 2" or "0-3 -".
+# "CPUS BORROWED" of job $1 in registry $2 (default n2's; "" if the job has
+# no process there), e.g. "4-7 4-7 from job 2" or "0-3 -".
 row() {
   local out
-  out=$("$node" list --registry "$reg" --json 2>/dev/null) || return 0 # no registry yet
+  out=$("$node" list --registry "${2:-$reg}" --json 2>/dev/null) || return 0 # no registry yet
   python3 -c '
 import json, sys
 job = int(sys.argv[1])
@@ -38,14 +42,17 @@ wait_row() { # JOB WANT SECONDS WHAT
     [ "$got" = "$2" ] && return 0
     sleep 0.05
   done
+  # Every later step depends on this one: stop here (the trap stops the
+  # sandbox), rather than wait out every step and ctest's timeout, which
+  # kills without running the trap.
   fail "$4: job $1 has '$got', expected '$2'"
-  return 1
+  exit 1
 }
 submit() { (cd "$dir" && sl sbatch --parsable "$@"); }
-guest() { # SECONDS MATE OUT: a held guest of MATE, given the relation and released onto n1
+guest() { # SECONDS MATE OUT: a held guest of MATE, given the relation and released onto n2
   local g
   g=$(submit --malleable --hold -N1 -o "$3" --wrap "srun $job $1") || return 1
-  sl scontrol update jobid="$g" nodelist=n1 admincomment="sd:malleable sd:mates=$2" || fail "update $g"
+  sl scontrol update jobid="$g" nodelist=n2 admincomment="sd:malleable sd:mates=$2" || fail "update $g"
   sl scontrol release "$g" || fail "release $g"
   echo "$g"
 }
@@ -55,14 +62,23 @@ plain=$(submit -N1 -o /dev/null --wrap "srun $job 1")
 wait_job_done "$plain" 30 || fail "plain job not done"
 [ -z "$(row "$plain")" ] || fail "a job without --malleable was registered"
 
-mate=$(submit --malleable -N1 -o "$dir/mate.out" --wrap "srun $job 25")
+# Three tasks of one malleable step on a node share its CPUs: 8 / 3.
+multi=$(submit --malleable -N1 -w n1 -o "$dir/multi.out" --wrap "srun -n3 $job 1")
+wait_job_done "$multi" 30 || { fail "3-task job not done"; exit 1; }
+got=$(sed -n 's/.*CPUs //p' "$dir/multi.out" | sort -n | paste -sd' ')
+[ "$got" = "0-1 2-4 5-7" ] || fail "3 tasks on 8 CPUs got '$got'"
+
+mate=$(submit --malleable -N2 -o "$dir/mate.out" --wrap "srun --ntasks-per-node=1 $job 25")
 sl scontrol show job "$mate" | grep -q 'AdminComment=sd:malleable' || fail "--malleable did not mark the AdminComment"
 wait_row "$mate" "0-7 -" 20 "mate alone"
+[ "$(row "$mate" "$reg1")" = "0-7 -" ] || fail "mate on n1: '$(row "$mate" "$reg1")'"
+mate_n1=$("$node" list --registry "$reg1" | awk -v j="$mate" 'NR > 2 && $2 == j {print $1}')
 
 g1=$(guest 3 "$mate" "$dir/guest1.out")
 wait_row "$g1" "4-7 4-7 from job $mate" 20 "guest admitted"
 wait_row "$mate" "0-3 -" 5 "mate shrunk"
-wait_job_done "$g1" 30 || fail "guest 1 not done"
+[ "$(row "$mate" "$reg1")" = "0-7 -" ] || fail "mate on n1 changed: '$(row "$mate" "$reg1")'"
+wait_job_done "$g1" 30 || { fail "guest 1 not done"; exit 1; }
 wait_row "$mate" "0-7 -" 5 "mate grown back after the guest"
 [ -z "$(row "$g1")" ] || fail "guest 1 still registered after it ended"
 grep -q "CPUs 4-7" "$dir/guest1.out" || fail "guest 1 did not see 4-7: $(cat "$dir/guest1.out")"
@@ -73,14 +89,17 @@ wait_row "$mate" "0-3 -" 5 "mate shrunk again"
 sl scancel --signal=KILL --full "$g2" || fail "scancel $g2"
 wait_row "$mate" "0-7 -" 5 "mate grown back after the guest was killed"
 
-wait_job_done "$mate" 40 || fail "mate not done"
+wait_job_done "$mate" 40 || { fail "mate not done"; exit 1; }
 [ "$(job_state "$mate")" = COMPLETED ] || fail "mate ended $(job_state "$mate")"
-# The mate printed each change of its mask: alone, shrunk, back, shrunk, back.
-seq=$(sed -n 's/.*CPUs //p' "$dir/mate.out" | paste -sd' ')
-[ "$seq" = "0-7 0-3 0-7 0-3 0-7" ] || fail "mate's masks were '$seq'"
+# The mate printed each change of its masks: on n2 alone, shrunk, back,
+# shrunk, back; on n1 its first mask only.
+seq=$(grep -v "^pid $mate_n1:" "$dir/mate.out" | sed -n 's/.*CPUs //p' | paste -sd' ')
+[ "$seq" = "0-7 0-3 0-7 0-3 0-7" ] || fail "mate's masks on n2 were '$seq'"
+seq=$(grep "^pid $mate_n1:" "$dir/mate.out" | sed -n 's/.*CPUs //p' | paste -sd' ')
+[ "$seq" = "0-7" ] || fail "mate's masks on n1 were '$seq'"
 
 "$sandbox" stop --dir "$dir" >/dev/null 2>&1 || fail "stop failed"
 no_survivors
-[ ! -e "/dev/shm${reg}" ] || fail "registry $reg left behind"
+[ ! -e "/dev/shm${reg}" ] && [ ! -e "/dev/shm${reg1}" ] || fail "registries left behind"
 [ $fails -eq 0 ] && echo "slurm spank: OK"
 exit $((fails > 0))
