@@ -31,7 +31,7 @@ void bal__sched_job_init(bal__sched_sim *s, int32_t j, int64_t procs, int64_t no
   jb->start = jb->end = jb->reservation = -1;
   jb->guest = jb->host_next = jb->mate_head = -1;
   jb->run_pos = jb->bprev = jb->bnext = -1;
-  jb->nhead = jb->ntail = -1;
+  if (s->nhead) s->nhead[j] = s->ntail[j] = -1;
 }
 
 void bal__sched_enqueue(bal__sched_sim *s, int32_t j) {
@@ -278,7 +278,10 @@ void bal__sched_decisions_link(bal__sched_sim *s) {
 }
 
 int bal__sched_decide(bal__sched_sim *s) {
-  int rc = bal__sched_decisions_reserve(s, s->nqueue);
+  /* at most one decision per waiting job, one static start per free node,
+   * and one guest per mate (a running job, or one started in this pass) */
+  int64_t most = s->free_nodes + (s->policy->sharing ? s->free_nodes + s->nrun : 0);
+  int rc = bal__sched_decisions_reserve(s, most < s->nqueue ? most : s->nqueue);
   if (rc != BAL_OK) return rc;
   s->policy->schedule(s);
   int32_t k = 0;

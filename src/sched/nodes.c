@@ -14,48 +14,47 @@ static void unlink_free(bal__sched_sim *s, int32_t v) {
   if (n >= 0) s->node_prev[n] = p;
 }
 
-static void push_back(bal__sched_sim *s, sjob *jb, int32_t v) {
-  s->node_prev[v] = jb->ntail;
+static void push_back(bal__sched_sim *s, int32_t j, int32_t v) {
+  s->node_prev[v] = s->ntail[j];
   s->node_next[v] = -1;
-  if (jb->ntail >= 0) s->node_next[jb->ntail] = v;
-  else jb->nhead = v;
-  jb->ntail = v;
+  if (s->ntail[j] >= 0) s->node_next[s->ntail[j]] = v;
+  else s->nhead[j] = v;
+  s->ntail[j] = v;
 }
 
 void bal__sched_nodes_take(bal__sched_sim *s, int32_t j, int64_t n, const int64_t *which) {
-  sjob *jb = &s->jobs[j];
   for (int64_t i = 0; i < n; i++) {
     int32_t v = which ? (int32_t)which[i] : s->free_head;
     unlink_free(s, v);
     s->node_owner[v] = j;
-    push_back(s, jb, v);
+    push_back(s, j, v);
   }
 }
 
 void bal__sched_nodes_release(bal__sched_sim *s, int32_t j) {
-  sjob *jb = &s->jobs[j];
-  if (jb->nhead < 0) return;
-  for (int32_t v = jb->nhead; v >= 0; v = s->node_next[v]) s->node_owner[v] = -1;
-  s->node_next[jb->ntail] = s->free_head;
-  if (s->free_head >= 0) s->node_prev[s->free_head] = jb->ntail;
-  s->node_prev[jb->nhead] = -1;
-  s->free_head = jb->nhead;
-  jb->nhead = jb->ntail = -1;
+  int32_t h = s->nhead[j], t = s->ntail[j];
+  if (h < 0) return;
+  for (int32_t v = h; v >= 0; v = s->node_next[v]) s->node_owner[v] = -1;
+  s->node_next[t] = s->free_head;
+  if (s->free_head >= 0) s->node_prev[s->free_head] = t;
+  s->node_prev[h] = -1;
+  s->free_head = h;
+  s->nhead[j] = s->ntail[j] = -1;
 }
 
 void bal__sched_nodes_pass(bal__sched_sim *s, int32_t m, int32_t g) {
-  sjob *mb = &s->jobs[m], *gb = &s->jobs[g];
-  if (mb->nhead < 0) return;
-  for (int32_t v = mb->nhead; v >= 0; v = s->node_next[v]) s->node_owner[v] = g;
-  s->node_prev[mb->nhead] = gb->ntail;
-  if (gb->ntail >= 0) s->node_next[gb->ntail] = mb->nhead;
-  else gb->nhead = mb->nhead;
-  gb->ntail = mb->ntail;
-  mb->nhead = mb->ntail = -1;
+  int32_t h = s->nhead[m];
+  if (h < 0) return;
+  for (int32_t v = h; v >= 0; v = s->node_next[v]) s->node_owner[v] = g;
+  s->node_prev[h] = s->ntail[g];
+  if (s->ntail[g] >= 0) s->node_next[s->ntail[g]] = h;
+  else s->nhead[g] = h;
+  s->ntail[g] = s->ntail[m];
+  s->nhead[m] = s->ntail[m] = -1;
 }
 
 int64_t bal__sched_nodes_append(const bal__sched_sim *s, int32_t j, int64_t *out) {
   int64_t k = 0;
-  for (int32_t v = s->jobs[j].nhead; v >= 0; v = s->node_next[v]) out[k++] = v;
+  for (int32_t v = s->nhead[j]; v >= 0; v = s->node_next[v]) out[k++] = v;
   return k;
 }

@@ -118,6 +118,8 @@ void bal__sched_release(bal__sched_sim *s) {
   free(s->node_prev);
   free(s->node_owner);
   free(s->ids);
+  free(s->nhead);
+  free(s->ntail);
   free(s->jobs);
   free(s->queue);
   free(s->run);

@@ -75,9 +75,6 @@ typedef struct sjob {
   int32_t run_pos;  /* 1 while in sim.run, else -1 */
   int32_t bprev, bnext; /* shareable bucket list links */
   bool in_bucket;
-  /* node identities (public states only, nodes.c): the job's chain of
-   * nodes it holds itself (a guest: those inherited from ended mates) */
-  int32_t nhead, ntail;
 } sjob;
 
 typedef struct event {
@@ -163,6 +160,9 @@ struct bal__sched_sim {
   int32_t *node_next, *node_prev;
   int32_t *node_owner; /* the job holding each node, -1 = free */
   int32_t free_head;
+  /* per job slot: the first and last node of the chain it holds itself (a
+   * guest: those inherited from ended mates), -1 = none */
+  int32_t *nhead, *ntail;
   /* job ids of public states: the id of each job slot */
   int64_t *ids;
 };

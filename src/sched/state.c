@@ -68,6 +68,8 @@ static int reserve_slot(bal_sched_state *st) {
       !grow((void **)&s->queue, cap, sizeof *s->queue) ||
       !grow((void **)&s->run, cap, sizeof *s->run) ||
       !grow((void **)&s->ids, cap, sizeof *s->ids) ||
+      !grow((void **)&s->nhead, cap, sizeof *s->nhead) ||
+      !grow((void **)&s->ntail, cap, sizeof *s->ntail) ||
       !grow((void **)&st->map_id, cap, sizeof *st->map_id) ||
       !grow((void **)&st->map_slot, cap, sizeof *st->map_slot) ||
       !grow((void **)&st->free_slots, cap, sizeof *st->free_slots))
@@ -98,12 +100,7 @@ int bal_sched_state_create(const bal_sched_config *cfg, bal_sched_state **out) {
   }
   if (rc == BAL_OK) rc = reserve_slot(st);
   if (rc != BAL_OK) {
-    bal__sched_release(s);
-    free(st->map_id);
-    free(st->map_slot);
-    free(st->free_slots);
-    free(st->scratch);
-    free(st);
+    bal_sched_state_destroy(st);
     return rc;
   }
   for (size_t v = 0; v < n; v++) {

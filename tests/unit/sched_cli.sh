@@ -60,4 +60,28 @@ printf '; MaxNodes: 4\n; MaxProcs: 4\n1 0 -1 1234567890123456789 1 -1 -1 1 10 -1
 if "$bin" "$tmp/big.swf" 2>"$tmp/err"; then fail "19-digit field accepted"; fi
 grep -q "too large (field 4)" "$tmp/err" || fail "19 digits: $(cat "$tmp/err")"
 
+# the replay scaling (bal_swf_scale()): docs/sched.md's tiny.swf (4 x 4)
+# on 4 nodes x 8 CPUs at speedup 10: job sizes keep their share (1, 3 and 4
+# nodes, now of 8 CPUs); runtimes 100, 100 and 10 s, job 3's lengthened to
+# 20. Under sd, job 3 arrives at 1 s and starts at once as the guest of 1
+# and 2 for 20 / 0.5 = 40 s, which slows them by 20 s. With limits in whole
+# minutes its limit is 60 s, its guest limit 120 s, and mates predicted to
+# end at 120 s cannot host it: it waits until 100.
+printf '; MaxNodes: 4\n; MaxProcs: 16\n%s\n%s\n%s\n' \
+  "1 0 -1 1000 4 -1 -1 4 1000 -1 1 1 1 -1 1 1 -1 -1" \
+  "2 0 -1 1000 12 -1 -1 12 1000 -1 1 1 1 -1 1 1 -1 -1" \
+  "3 10 -1 100 16 -1 -1 16 100 -1 1 1 1 -1 1 1 -1 -1" >"$tmp/tiny.swf"
+scaled=(--speedup 10 --scale-to-nodes 4 --scale-to-cpus 8 --min-runtime 20)
+json=$("$bin" --policy sd --json --jobs-csv "$tmp/scaled.csv" "${scaled[@]}" "$tmp/tiny.swf" | tr -d ' ')
+for kv in '"nodes":4' '"cores_per_node":8' '"speedup":10' '"lengthened":1' '"lengthened_s":10' \
+  '"trace_nodes":4' '"scale_to_cpus":8' '"time_unit_s":1' '"malleable_jobs":1'; do
+  grep -q "$kv" <<<"$json" || fail "scaled --json lacks $kv: $json"
+done
+grep -q '^3,1,1,41,4,32,20,20,' "$tmp/scaled.csv" || fail "scaled job 3: $(cat "$tmp/scaled.csv")"
+grep -q '^1,0,0,120,1,8,100,100,' "$tmp/scaled.csv" || fail "scaled job 1: $(cat "$tmp/scaled.csv")"
+"$bin" --policy sd --jobs-csv "$tmp/minutes.csv" "${scaled[@]}" --time-unit 60 "$tmp/tiny.swf" >/dev/null
+grep -q '^3,1,100,120,4,32,20,60,' "$tmp/minutes.csv" || fail "minutes job 3: $(cat "$tmp/minutes.csv")"
+grep -q '^1,0,0,100,1,8,100,120,' "$tmp/minutes.csv" || fail "minutes job 1: $(cat "$tmp/minutes.csv")"
+"$bin" --json "$data/sched_small.swf" | tr -d ' ' | grep -q '"scaling":null' || fail "scaling null"
+
 echo "sched cli checks passed"
