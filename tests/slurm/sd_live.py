@@ -334,6 +334,8 @@ def main():
         (live if mode == "live" else faults)(src, tools, work, trace)
     finally:
         box.stop()
+    # kept after a failure (fail() exits before this), for its logs
+    shutil.rmtree(work, ignore_errors=True)
     print("PASS")
     return 0
 
