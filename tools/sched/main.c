@@ -9,23 +9,12 @@
 
 #include "common/cli.h"
 #include "common/output.h"
+#include "common/sched_flags.h"
 #include "core/clock.h"
 #include "sched_tool.h"
 
 const char *const SCHED_PROG = "ballast-sched";
 #define PROG SCHED_PROG
-
-/* The registered policies joined by sep, for --help and errors. */
-static const char *policy_list(char *buf, size_t n, const char *sep) {
-  size_t len = 0;
-  buf[0] = '\0';
-  for (int i = 0; bal_sched_policy_name(i) && len < n; i++) {
-    int w = snprintf(buf + len, n - len, "%s%s", i ? sep : "", bal_sched_policy_name(i));
-    if (w < 0) break;
-    len += (size_t)w;
-  }
-  return buf;
-}
 
 /* --set KEY=VALUE (repeatable): a setting owned by one policy, checked for
  * its form here and by its policy when the run starts. */
@@ -50,20 +39,6 @@ static bool parse_setting(const char *v, void *dest, char *err, size_t n) {
   return true;
 }
 
-/* --max-slowdown: a number, inf or dynamic. */
-static bool parse_max_slowdown(const char *v, void *dest, char *err, size_t n) {
-  bal_sched_config *cfg = dest;
-  if (!strcmp(v, "inf") || !strcmp(v, "infinite")) {
-    cfg->max_slowdown = INFINITY;
-    return true;
-  }
-  if (!strcmp(v, "dynamic")) {
-    cfg->dynamic_max_slowdown = true;
-    return true;
-  }
-  return cli_double_text(v, 1e-9, 1e300, false, false, &cfg->max_slowdown, err, n);
-}
-
 static int parse(int argc, char **argv, sched_opts *o) {
   memset(o, 0, sizeof *o);
   bal_swf_options_init(&o->swf);
@@ -72,9 +47,9 @@ static int parse(int argc, char **argv, sched_opts *o) {
   int64_t from_index = -1;
   o->baseline = "easy";
   char policies[128], policy_help[192], usage[256];
-  policy_list(policies, sizeof policies, "|");
+  sched_policy_list(policies, sizeof policies, "|");
   snprintf(usage, sizeof usage, "ballast sched [--policy %s] [options] TRACE.swf[.gz]", policies);
-  policy_list(policies, sizeof policies, ", ");
+  sched_policy_list(policies, sizeof policies, ", ");
   snprintf(policy_help, sizeof policy_help, "%s (default: easy; sd is SD-Policy)", policies);
   int runtime_model = 0, core_demand = 0;
   static const char *const models[] = {"ideal", "worst", NULL};
@@ -118,7 +93,7 @@ static int parse(int argc, char **argv, sched_opts *o) {
       CLI_STRING("--policy", "P", &o->cfg.policy, policy_help),
       CLI_INT("--max-mates", "M", &o->cfg.max_mates, 1, BAL_SCHED_MAX_MATES,
               "sd: most running jobs shrunk for one start (2)"),
-      CLI_CUSTOM("--max-slowdown", "X", &o->cfg, parse_max_slowdown,
+      CLI_CUSTOM("--max-slowdown", "X", &o->cfg, sched_parse_max_slowdown,
                  "sd: mate cut-off: a number (10), inf or dynamic\n"
                  "(mean predicted slowdown of running jobs)"),
       {.kind = CLI_KIND_DOUBLE, .name = "--sharing-factor", .metavar = "F",
@@ -168,7 +143,7 @@ static int parse(int argc, char **argv, sched_opts *o) {
     if (!known) {
       char names[256];
       return cli_usage_error(PROG, "%s: unknown policy '%s' (%s)", k ? "--baseline" : "--policy",
-                             p, policy_list(names, sizeof names, ", "));
+                             p, sched_policy_list(names, sizeof names, ", "));
     }
   }
   if (o->swf.from > o->swf.to) return cli_usage_error(PROG, "--from must not be after --to");

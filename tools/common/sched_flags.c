@@ -1,0 +1,38 @@
+/* Flags shared by the programs that run sched's policies (sched_flags.h). */
+#include "sched_flags.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+const char *sched_policy_list(char *buf, size_t n, const char *sep) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = 0; bal_sched_policy_name(i) && len < n; i++) {
+    int w = snprintf(buf + len, n - len, "%s%s", i ? sep : "", bal_sched_policy_name(i));
+    if (w < 0) break;
+    len += (size_t)w;
+  }
+  return buf;
+}
+
+bool sched_policy_known(const char *name) {
+  for (int i = 0; bal_sched_policy_name(i); i++)
+    if (!strcmp(name, bal_sched_policy_name(i))) return true;
+  return false;
+}
+
+bool sched_parse_max_slowdown(const char *v, void *dest, char *err, size_t n) {
+  bal_sched_config *cfg = dest;
+  if (!strcmp(v, "inf") || !strcmp(v, "infinite")) {
+    cfg->max_slowdown = INFINITY;
+    return true;
+  }
+  if (!strcmp(v, "dynamic")) {
+    cfg->dynamic_max_slowdown = true;
+    return true;
+  }
+  return cli_double_text(v, 1e-9, 1e300, false, false, &cfg->max_slowdown, err, n);
+}

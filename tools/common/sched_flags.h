@@ -1,0 +1,37 @@
+/* Flags shared by the programs that run sched's policies on a machine
+ * (`ballast slurm-sd`, `ballast slurm-replay`): the policy names from
+ * bal_sched_policy_name() and SD-Policy's --max-slowdown value. */
+#ifndef BALLAST_TOOLS_SCHED_FLAGS_H
+#define BALLAST_TOOLS_SCHED_FLAGS_H
+
+#include <ballast/sched.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cli.h"
+
+/* The flags of SD-Policy's shared machinery, as `ballast sched` names
+ * them, into the bal_sched_config *cfg (entries of a cli_flag table). */
+#define SCHED_SD_FLAGS(cfg)                                                                   \
+  CLI_INT("--max-mates", "M", &(cfg)->max_mates, 1, BAL_SCHED_MAX_MATES,                      \
+          "sd: most running jobs shrunk for one start (2)"),                                  \
+      CLI_CUSTOM("--max-slowdown", "X", (cfg), sched_parse_max_slowdown,                      \
+                 "sd: mate cut-off: a number (10), inf or dynamic"),                          \
+      {.kind = CLI_KIND_DOUBLE, .name = "--sharing-factor", .metavar = "F",                   \
+       .dest = &(cfg)->sharing_factor, .dmin = 0, .dmax = 1, .open_min = true,                \
+       .open_max = true, .help = "sd: fraction of a mate's cores lent, (0,1) (0.5)"},         \
+      CLI_INT("--ranks-per-node", "R", &(cfg)->ranks_per_node, 0, BAL_SCHED_MAX_NODES,        \
+              "sd: MPI ranks a job runs per node; a mate keeps a core\n"                      \
+              "per rank (1; 0: one per processor)")
+
+/* The registered policies joined by sep into buf (n bytes); returns buf. */
+const char *sched_policy_list(char *buf, size_t n, const char *sep);
+
+/* True if name is a registered policy. */
+bool sched_policy_known(const char *name);
+
+/* CLI_CUSTOM parser of --max-slowdown into a bal_sched_config: a number,
+ * inf or dynamic. */
+bool sched_parse_max_slowdown(const char *v, void *dest, char *err, size_t n);
+
+#endif
