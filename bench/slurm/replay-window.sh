@@ -16,13 +16,6 @@ box=$out/sandbox
 trap '"$root/scripts/slurm-sandbox" stop --dir "$box" >/dev/null 2>&1' EXIT
 "$root/scripts/slurm-sandbox" start --nodes 8 --cpus 8 --hold --dir "$box" >/dev/null || exit $?
 export SLURM_CONF=$box/slurm.conf
-# slurmctld starts a released job at its next scheduling pass; by default a
-# batch job's pass may wait up to batch_sched_delay (3 s) and passes are at
-# least sched_min_interval apart: without this the start latency is ~2.5 s
-# (docs/slurm.md, "Start latency"), with it ~1 s
-echo "SchedulerParameters=batch_sched_delay=0,sched_min_interval=100000" >>"$SLURM_CONF"
-scontrol reconfigure || exit 1
-sleep 2
 for policy in ${POLICIES:-easy sd}; do
   mkdir -p "$out/$policy"
   "$tools/ballast-slurm-replay" "$trace" --from 6863 --count 100 --speedup 200 \
