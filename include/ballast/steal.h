@@ -57,8 +57,13 @@ BAL_BEGIN_DECLS
  *  a task input that are stored and reach the task function intact. The
  *  rest of a longer input still crosses the simulated network, so transfer
  *  times are simulated, but is not stored (thousands of simulated ranks
- *  share one process) and reads as unspecified bytes. */
+ *  share one process) and reads as unspecified bytes. Defined before this
+ *  header (e.g. -DBALLAST_SMPI_TASK_BYTES_KEPT=SIZE_MAX), it can keep more:
+ *  `ballast simulate-uts` keeps every byte, since its tasks carry the tree's
+ *  nodes. */
+#ifndef BALLAST_SMPI_TASK_BYTES_KEPT
 #define BALLAST_SMPI_TASK_BYTES_KEPT 4096
+#endif
 #endif
 
 /** Opaque balancer bound to one communicator. */
