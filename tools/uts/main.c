@@ -55,7 +55,7 @@ typedef struct opts {
   uts_params prm;
   int64_t ranks, workers, max_nodes, baseline_nodes; /* baseline -1: the whole tree */
   const char *policy;
-  double steal_fraction;
+  double steal_fraction, poll_interval, backoff_max;
   int progress; /* index in progress_names */
   uint64_t seed;
   bool json;
@@ -127,6 +127,8 @@ static int parse(int argc, char **argv, opts *o) {
   o->policy = "smallworld";
   o->seed = 1;
   o->steal_fraction = 0.5;
+  o->poll_interval = 0.0001;
+  o->backoff_max = 0.002;
 #ifdef BALLAST_SMPI
   o->work_per_rank = 1;
   o->slice = 0.001;
@@ -168,6 +170,11 @@ static int parse(int argc, char **argv, opts *o) {
                  "(a progress thread per rank besides the workers)"),
       CLI_DOUBLE("--steal-fraction", "F", &o->steal_fraction, 1e-9, 1,
                  "share of a victim's waiting tasks taken per theft\n(default 0.5)"),
+      CLI_DOUBLE("--poll-interval", "S", &o->poll_interval, 1e-9, 1,
+                 "first sleep of an idle rank's loop (default 0.0001)"),
+      CLI_DOUBLE("--backoff-max", "S", &o->backoff_max, 1e-9, 60,
+                 "longest back-off of an unlucky thief, and sleep of an\n"
+                 "idle POLL loop (default 0.002)"),
       CLI_UINT("--seed", "S", &o->seed, "victim-choice seed (default 1)"),
       CLI_CUSTOM("--baseline-nodes", "N", &o->baseline_nodes, parse_baseline,
                  "rank 0 first searches N nodes sequentially to measure the\n"
@@ -415,6 +422,8 @@ static void print_json(const opts *o, int p, const seq_out *seq, bool have_seq, 
   json_string(&j, "policy", o->policy);
   json_string(&j, "progress", progress_names[o->progress]);
   json_double(&j, "steal_fraction", o->steal_fraction);
+  json_double(&j, "poll_interval_s", o->poll_interval);
+  json_double(&j, "backoff_max_s", o->backoff_max);
   json_uint(&j, "seed", o->seed);
   if (o->baseline_nodes < 0)
     json_string(&j, "baseline_nodes", "all");
@@ -557,6 +566,8 @@ int main(int argc, char **argv) {
   cfg.workers = (int)o.workers;
   cfg.seed = o.seed;
   cfg.steal_fraction = o.steal_fraction;
+  cfg.poll_interval_s = o.poll_interval;
+  cfg.backoff_max_s = o.backoff_max;
   pthread_mutex_init(&c.mu, NULL);
   int rc = bal_steal_create(MPI_COMM_WORLD, &cfg, &c.s);
   if (rc != BAL_OK) {
