@@ -16,7 +16,7 @@ PUBLISHED = {  # (type, b0, root seed) -> nodes, leaves, depth [Olivier 2006]
     ("binomial", 2000.0, 7): (111345631, 89076904, 17844),
 }
 COLS = ["study", "ranks", "policy", "type", "branching", "nodes", "leaves", "max_depth",
-        "nodes_per_rank", "node_cost_s", "work_per_rank_s", "slice_s", "check_every", "backoff_max_s", "time_s",
+        "nodes_per_rank", "node_cost_s", "work_per_rank_s", "slice_s", "check_every", "poll_interval_s", "backoff_max_s", "time_s",
         "efficiency", "steal_attempts", "thefts", "tasks_spawned", "messages",
         "termination_waves", "wall_s", "max_rss_mb", "peak_pss_mb"]
 
@@ -47,7 +47,8 @@ def row(jpath):
             "type": u["type"], "branching": u["branching"], "nodes": u["nodes"],
             "leaves": u["leaves"], "max_depth": u["max_depth"],
             "nodes_per_rank": round(u["nodes"] / p), "node_cost_s": u["node_cost_s"],
-            "work_per_rank_s": round(u["work_per_rank_s"], 4), "slice_s": u["slice_s"], "check_every": u["check_every"], "backoff_max_s": u.get("backoff_max_s", 0.002),
+            "work_per_rank_s": round(u["work_per_rank_s"], 4), "slice_s": u["slice_s"], "check_every": u["check_every"], "poll_interval_s": u.get("poll_interval_s", 1e-4),
+            "backoff_max_s": u.get("backoff_max_s", 0.002),
             "time_s": round(u["time_s"], 5), "efficiency": round(u["efficiency"], 4),
             "steal_attempts": s["steal_attempts"], "thefts": s["thefts"],
             "tasks_spawned": s["tasks_spawned"], "messages": s["messages"],
@@ -58,7 +59,7 @@ def row(jpath):
 if sys.argv[1] == "--csv":
     print(",".join(COLS))
     rows = [row(j) for j in sys.argv[2:]]
-    rows.sort(key=lambda r: (r["study"], r["policy"], r["slice_s"], r["backoff_max_s"], r["ranks"]))
+    rows.sort(key=lambda r: (r["study"], r["policy"], r["slice_s"] > 1.5e-5, r["backoff_max_s"], r["poll_interval_s"], r["ranks"]))
     for r in rows:
         print(",".join(str(r[c]) for c in COLS))
 else:

@@ -14,13 +14,18 @@
 #           rank) and a fixed cost of NODE_COST s per node; the 3,584-rank
 #           point is T1L itself (-b 4)
 #     t3l   T3L (-t 0 -b 2000 -q 0.200014 -m 5 -r 7) at T3L_RANKS, strong
-#           scaling: the node cost gives each rank 1 s of work
+#           scaling: the node cost gives each rank T3L_WORK s of work, and a
+#           task checks every 3 nodes or every SLICE, whichever is longer
 #   POLICIES="smallworld random"
 #   T3L_RANKS="28 112 448 1792 3584"  WEAK_RANKS="28 112 448 1792 3584"
 #   NODE_COST=3.7e-5   (weak: 1.005-1.18 s of work per rank)
+#   T3L_WORK=10        (t3l: seconds of work per rank)
 #   SLICE=1e-4         simulated work between two checks (split, poll) of a task
 #   TIMEOUT=1200       seconds a simulation may take before it is stopped
-#   EXTRA=""           further UTS flags for every run (e.g. --backoff-max 5e-4)
+#   Every run's time constants follow its slice: an idle rank polls (and a
+#   thief waits for its answer) every slice (--poll-interval), and a thief
+#   that found nothing retries within 2.5 slices (--backoff-max)
+#   EXTRA=""           further UTS flags for every run
 #   NOCSV=1            do not write the CSV (a later call writes it from every run)
 # Output: OUT_DIR/RUN.json and RUN.time per run, OUT_DIR/uts-smpi.csv (one
 # row per run, written from those), one line per run on stdout.
@@ -35,15 +40,19 @@ EXTRA=${EXTRA:-}
 T3L_RANKS=${T3L_RANKS:-"28 112 448 1792 3584"}
 WEAK_RANKS=${WEAK_RANKS:-"28 112 448 1792 3584"}
 NODE_COST=${NODE_COST:-3.7e-5}
+T3L_WORK=${T3L_WORK:-10}
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 
-run() { # NAME RANKS ARGS...
-  local name=$1 ranks=$2
-  shift 2
+run() { # NAME RANKS SLICE ARGS...
+  local name=$1 ranks=$2 slice=$3
+  shift 3
   # shellcheck disable=SC2086
+  local backoff
+  backoff=$(awk -v s="$slice" 'BEGIN {printf "%.6g", 2.5 * s}')
   nice -n 10 /usr/bin/time -v -o "$out/$name.time" timeout "$TIMEOUT" \
-    "$build/tools/ballast" simulate-uts --ranks "$ranks" "$@" --slice "$SLICE" $EXTRA --json >"$out/$name.json"
+    "$build/tools/ballast" simulate-uts --ranks "$ranks" "$@" --slice "$slice" \
+    --poll-interval "$slice" --backoff-max "$backoff" $EXTRA --json >"$out/$name.json"
   python3 "$here/uts-smpi-row.py" "$out/$name.json" "$out/$name.time"
 }
 
@@ -56,10 +65,14 @@ for study in $STUDIES; do
   for pol in $POLICIES; do
     case $study in
     t3l) for p in $T3L_RANKS; do
-        run "t3l-$p-$pol" "$p" -t 0 -b 2000 -q 0.200014 -m 5 -r 7 --policy "$pol" --work-per-rank 1
+        # 3 node costs (T3L_WORK x P / 111,345,631 each) or SLICE
+        slice=$(awk -v w="$T3L_WORK" -v p="$p" -v s="$SLICE" \
+          'BEGIN {c = 3 * w * p / 111345631; printf "%.6g", (c > s ? c : s)}')
+        run "t3l-$p-$pol" "$p" "$slice" -t 0 -b 2000 -q 0.200014 -m 5 -r 7 --policy "$pol" \
+          --work-per-rank "$T3L_WORK"
       done ;;
     weak) for p in $WEAK_RANKS; do
-        run "weak-$p-$pol" "$p" -t 1 -a 3 -d 13 -b "$(weak_b "$p")" -r 29 --policy "$pol" \
+        run "weak-$p-$pol" "$p" "$SLICE" -t 1 -a 3 -d 13 -b "$(weak_b "$p")" -r 29 --policy "$pol" \
           --node-cost "$NODE_COST"
       done ;;
     *) echo "uts-smpi.sh: unknown study $study" >&2; exit 2 ;;
