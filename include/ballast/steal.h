@@ -346,8 +346,8 @@ BAL_API int bal_steal_spawn(bal_steal *s, const void *input, size_t len);
  * a task that splits its work on demand: a task that finds fewer than two
  * waiting may spawn part of its work, which the rank's other workers or a
  * thief can then take (with steal_fraction below 1 a victim gives tasks
- * away only when it holds two or more). The value may be stale by the time
- * it is read.
+ * away when it holds two or more, or one spawned task while one of its
+ * workers runs a task). The value may be stale by the time it is read.
  * @return the count (>= 0); BAL_EINVAL if s is NULL.
  * Thread-safety: safe, from any thread, during and outside a run.
  */
