@@ -11,12 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "common/cli.h"
 #include "common/json.h"
-#include "common/launch.h"
-#include "common/output.h"
 #include "result.h"
 #include "simrun.h"
 
@@ -27,6 +24,13 @@ typedef struct opts {
   const char *csv;
   bool json;
 } opts;
+
+/* One run's figures, for the table and the CSV row (sim_finish()). */
+typedef struct report {
+  const opts *o;
+  const dlb_output *dlb;
+  const sim_cost *cost;
+} report;
 
 static bool parse_work_mode(const char *v, void *dest, char *err, size_t n) {
   (void)dest;
@@ -61,12 +65,7 @@ static int parse(int argc, char **argv, opts *o) {
       .other = sim_forward,
       .other_ctx = &o->sim};
   int rc = cli_parse(&prog, argc, argv);
-  if (rc != CLI_CONTINUE) return rc;
-  if ((rc = sim_opts_finish(&o->sim, PROG)) != CLI_CONTINUE) return rc;
-  /* --csv appends rows (several runs build one table), so it is not
-   * written whole; its directory is still checked before the simulation. */
-  if (o->csv && !out_check_dir(PROG, "--csv", o->csv)) return 1;
-  return CLI_CONTINUE;
+  return rc != CLI_CONTINUE ? rc : sim_opts_finish(&o->sim, PROG, o->csv);
 }
 
 static const char *csv_columns =
@@ -74,15 +73,13 @@ static const char *csv_columns =
     "bytes_per_rank,cycles_per_byte,policy,efficiency,resolution_s,thefts,messages,"
     "bytes_moved,peers_max,results_ok,seed,wall_s,peak_mb\n";
 
-static bool append_csv(const opts *o, const dlb_output *dlb, const sim_cost *cost) {
-  struct stat sb;
-  bool fresh = stat(o->csv, &sb) != 0 || sb.st_size == 0;
-  FILE *f = fopen(o->csv, "a");
-  if (!f) {
-    fprintf(stderr, PROG ": --csv: cannot open %s: %s\n", o->csv, strerror(errno));
-    return false;
-  }
-  if (fresh) fputs(csv_columns, f);
+static bool append_csv(void *arg) {
+  const report *r_ = arg;
+  const opts *o = r_->o;
+  const dlb_output *dlb = r_->dlb;
+  const sim_cost *cost = r_->cost;
+  FILE *f = sim_csv_open(PROG, o->csv, csv_columns);
+  if (!f) return false;
   double bytes = dlb->bytes_per_rank, work = dlb->work_per_rank;
   for (int k = 0; k < dlb->nruns; k++) {
     const dlb_run_result *r = &dlb->runs[k];
@@ -95,33 +92,14 @@ static bool append_csv(const opts *o, const dlb_output *dlb, const sim_cost *cos
             r->resolution_s, r->thefts, r->messages, r->bytes_moved, r->peers_max, r->results_ok,
             dlb->seed, cost->wall_s, cost->peak_mb);
   }
-  bool ok = !ferror(f);
-  if (fclose(f) != 0 || !ok) {
-    fprintf(stderr, PROG ": --csv: error writing %s\n", o->csv);
-    return false;
-  }
-  return true;
+  return sim_csv_close(PROG, o->csv, f);
 }
 
-static void print_json(const opts *o, const char *dlb_text, const sim_cost *cost, bool ok) {
-  json_writer j;
-  json_init(&j, stdout);
-  json_object_begin(&j, NULL);
-  json_bool(&j, "ok", ok);
-  sim_json_platform(&j, &o->sim);
-  json_array_begin(&j, "dlb_args");
-  for (int i = 0; i < o->sim.nfwd; i++) json_string(&j, NULL, o->sim.fwd[i]);
-  json_array_end(&j);
-  sim_json_cost(&j, cost);
-  if (dlb_text)
-    json_raw(&j, "dlb", dlb_text);
-  else
-    json_string(&j, "dlb", NULL);
-  json_object_end(&j);
-  json_finish(&j);
-}
-
-static void print_table(const opts *o, const dlb_output *dlb, const sim_cost *cost) {
+static void print_table(void *arg) {
+  const report *r_ = arg;
+  const opts *o = r_->o;
+  const dlb_output *dlb = r_->dlb;
+  const sim_cost *cost = r_->cost;
   printf("Simulated cluster: %lld ranks on %lld nodes x %lld cores, links %.3g B/s %.3g s, "
          "core %.3g flop/s\n",
          o->sim.plat.ranks, sim_nodes(&o->sim.plat), o->sim.plat.cores_per_node, o->sim.plat.bandwidth,
@@ -148,34 +126,13 @@ int main(int argc, char **argv) {
   opts o;
   int prc = parse(argc, argv, &o);
   if (prc != CLI_CONTINUE) return prc;
-  char exe[4096];
-  if (!sim_find_helper(BALLAST_SMPI_HELPER, exe, sizeof exe)) {
-    fprintf(stderr, PROG ": %s is missing (build Ballast with SimGrid: Debian libsimgrid-dev)\n",
-            BALLAST_SMPI_HELPER);
-    return 2;
-  }
-  char *text = NULL;
-  sim_cost cost = {0, 0, 0};
-  bool ran = sim_run(PROG, &o.sim, BALLAST_SMPIRUN, exe, &text, &cost);
-  if (launch_signal()) free(text);
-  launch_die(); /* stopped by a signal: the simulation has ended, die of it */
+  sim_cost cost;
+  char *text = sim_launch(PROG, &o.sim, BALLAST_SMPIRUN, BALLAST_SMPI_HELPER, &cost);
   dlb_output dlb;
-  bool parsed = ran && text && dlb_output_parse(text, &dlb);
+  bool parsed = text && dlb_output_parse(text, &dlb);
   bool ok = parsed && cost.status == 0;
   for (int r = 0; parsed && r < dlb.nruns; r++) ok = ok && dlb.runs[r].results_ok;
-  if (!ok)
-    fprintf(stderr, PROG ": the simulation failed (exit status %d%s)\n", cost.status,
-            !parsed ? ", no DLB_Bench result" : "");
-  if (o.json) print_json(&o, parsed ? text : NULL, &cost, ok);
-  /* DLB_Bench refused a flag passed on to it: a usage error here too. */
-  if (!parsed && cost.status == 2) {
-    free(text);
-    return 2;
-  }
-  if (parsed) {
-    if (!o.json) print_table(&o, &dlb, &cost);
-    if (o.csv && !append_csv(&o, &dlb, &cost)) ok = false;
-  }
-  free(text);
-  return ok ? 0 : 1;
+  report rep = {&o, &dlb, &cost};
+  return sim_finish(PROG, &o.sim, "dlb", "DLB_Bench", text, &cost, parsed, ok, o.json, print_table,
+                    o.csv ? append_csv : NULL, &rep);
 }

@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/launch.h"
+#include "common/output.h"
 #include "memwatch.h"
 
 void sim_opts_init(sim_opts *o) {
@@ -48,10 +50,11 @@ bool sim_forward(const char *arg, void *ctx) {
   return true;
 }
 
-int sim_opts_finish(sim_opts *o, const char *prog) {
+int sim_opts_finish(sim_opts *o, const char *prog, const char *csv) {
   o->plat.ranks = o->ranks;
   o->plat.cores_per_node = o->cores;
   if (!o->ranks_given) return cli_usage_error(prog, "--ranks: required (number of simulated ranks)");
+  if (csv && !out_check_dir(prog, "--csv", csv)) return 1;
   return CLI_CONTINUE;
 }
 
@@ -206,7 +209,7 @@ bool sim_run(const char *prog, const sim_opts *o, const char *smpirun, const cha
   return ran;
 }
 
-void sim_json_platform(json_writer *j, const sim_opts *o) {
+static void sim_json_platform(json_writer *j, const sim_opts *o) {
   json_object_begin(j, "platform");
   json_int(j, "ranks", o->plat.ranks);
   json_int(j, "nodes", sim_nodes(&o->plat));
@@ -223,10 +226,83 @@ void sim_json_platform(json_writer *j, const sim_opts *o) {
   json_object_end(j);
 }
 
-void sim_json_cost(json_writer *j, const sim_cost *cost) {
+static void sim_json_cost(json_writer *j, const sim_cost *cost) {
   json_object_begin(j, "simulation");
   json_double(j, "wall_s", cost->wall_s);
   json_double(j, "peak_mb", cost->peak_mb);
   json_int(j, "exit_status", cost->status);
   json_object_end(j);
+}
+
+char *sim_launch(const char *prog, const sim_opts *o, const char *smpirun, const char *helper_rel,
+                 sim_cost *cost) {
+  *cost = (sim_cost){0, 0, 0};
+  char exe[PATH_MAX];
+  if (!sim_find_helper(helper_rel, exe, sizeof exe)) {
+    fprintf(stderr, "%s: %s is missing (build Ballast with SimGrid: Debian libsimgrid-dev)\n", prog,
+            helper_rel);
+    cost->status = 2;
+    return NULL;
+  }
+  char *text = NULL;
+  bool ran = sim_run(prog, o, smpirun, exe, &text, cost);
+  if (launch_signal()) free(text);
+  launch_die(); /* stopped by a signal: the simulation has ended, die of it */
+  return ran ? text : NULL;
+}
+
+void sim_print_json(const sim_opts *o, const char *name, const char *text, const sim_cost *cost,
+                    bool ok) {
+  char key[64];
+  json_writer j;
+  json_init(&j, stdout);
+  json_object_begin(&j, NULL);
+  json_bool(&j, "ok", ok);
+  sim_json_platform(&j, o);
+  snprintf(key, sizeof key, "%s_args", name);
+  json_array_begin(&j, key);
+  for (int i = 0; i < o->nfwd; i++) json_string(&j, NULL, o->fwd[i]);
+  json_array_end(&j);
+  sim_json_cost(&j, cost);
+  if (text)
+    json_raw(&j, name, text);
+  else
+    json_string(&j, name, NULL);
+  json_object_end(&j);
+  json_finish(&j);
+}
+
+FILE *sim_csv_open(const char *prog, const char *path, const char *header) {
+  struct stat sb;
+  bool fresh = stat(path, &sb) != 0 || sb.st_size == 0;
+  FILE *f = fopen(path, "a");
+  if (!f) {
+    fprintf(stderr, "%s: --csv: cannot open %s: %s\n", prog, path, strerror(errno));
+    return NULL;
+  }
+  if (fresh) fputs(header, f);
+  return f;
+}
+
+bool sim_csv_close(const char *prog, const char *path, FILE *f) {
+  bool ok = !ferror(f);
+  if (fclose(f) != 0 || !ok) {
+    fprintf(stderr, "%s: --csv: error writing %s\n", prog, path);
+    return false;
+  }
+  return true;
+}
+
+int sim_finish(const char *prog, const sim_opts *o, const char *name, const char *what, char *text,
+               const sim_cost *cost, bool parsed, bool ok, bool json, void (*table)(void *arg),
+               bool (*csv)(void *arg), void *arg) {
+  if (!ok)
+    fprintf(stderr, "%s: the simulation failed (exit status %d%s%s%s)\n", prog, cost->status,
+            parsed ? "" : ", no ", parsed ? "" : what, parsed ? "" : " result");
+  if (json) sim_print_json(o, name, parsed ? text : NULL, cost, ok);
+  free(text);
+  if (!parsed) return cost->status == 2 ? 2 : 1;
+  if (!json) table(arg);
+  if (csv && !csv(arg)) ok = false;
+  return ok ? 0 : 1;
 }

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/cli.h"
 #include "common/json.h"
@@ -56,9 +57,12 @@ bool sim_forward(const char *arg, void *ctx);
       CLI_CUSTOM("--smpi-cfg", "K:V", (o), sim_parse_cfg,                                     \
                  "extra SimGrid setting (repeatable), e.g. smpi/test:2e-6")
 
-/* After cli_parse(): copies the machine into plat; returns CLI_CONTINUE, or
- * a usage error's exit status when --ranks is missing. */
-int sim_opts_finish(sim_opts *o, const char *prog);
+/* After cli_parse(): copies the machine into plat and checks that the
+ * directory of --csv (csv, or NULL) exists -- the file is appended to, not
+ * written whole, but a missing directory must not cost the simulation.
+ * Returns CLI_CONTINUE, or the exit status: 2 when --ranks is missing, 1
+ * for the directory. */
+int sim_opts_finish(sim_opts *o, const char *prog, const char *csv);
 
 /* The program at `rel` from this program's directory (executable). */
 bool sim_find_helper(const char *rel, char *out, size_t n);
@@ -77,8 +81,32 @@ typedef struct sim_cost {
 bool sim_run(const char *prog, const sim_opts *o, const char *smpirun, const char *exe,
              char **out, sim_cost *cost);
 
-/* The "platform" and "simulation" members of a launcher's JSON object. */
-void sim_json_platform(json_writer *j, const sim_opts *o);
-void sim_json_cost(json_writer *j, const sim_cost *cost);
+/* Finds the program at helper_rel (from this program's directory) and runs
+ * it with sim_run(); dies of a signal forwarded meanwhile. Returns its
+ * captured output (malloc'd; NULL if it could not run or be found, after
+ * printing why, with *cost->status set to 2 when it is missing). */
+char *sim_launch(const char *prog, const sim_opts *o, const char *smpirun, const char *helper_rel,
+                 sim_cost *cost);
+
+/* A launcher's --json object on stdout: ok, platform, NAME_args (the
+ * forwarded flags), simulation (its cost), and NAME: the program's own
+ * JSON text, or null. */
+void sim_print_json(const sim_opts *o, const char *name, const char *text, const sim_cost *cost,
+                    bool ok);
+
+/* The end of a launcher: says the simulation failed unless ok (naming
+ * `what` when nothing was parsed), prints the --json object (json) or
+ * else calls table(arg), appends the --csv rows with csv(arg) (when
+ * non-NULL), and frees text. parsed: the output was read; ok: and the run
+ * succeeded. Returns the exit status: 0, 1, or 2 when the program refused
+ * a flag passed on to it. */
+int sim_finish(const char *prog, const sim_opts *o, const char *name, const char *what, char *text,
+               const sim_cost *cost, bool parsed, bool ok, bool json, void (*table)(void *arg),
+               bool (*csv)(void *arg), void *arg);
+
+/* --csv FILE: opened for appending, with the header line when it is new;
+ * NULL after printing an error. sim_csv_close() reports write errors. */
+FILE *sim_csv_open(const char *prog, const char *path, const char *header);
+bool sim_csv_close(const char *prog, const char *path, FILE *f);
 
 #endif
