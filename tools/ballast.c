@@ -23,6 +23,7 @@ static const struct {
     {"overlay", "build a small-world overlay; measure degrees, routes, build times"},
     {"sched", "replay an SWF workload trace under FCFS, EASY or SD-Policy scheduling"},
     {"simulate-dlb", "DLB_Bench on thousands of simulated ranks (SimGrid SMPI cluster)"},
+    {"simulate-uts", "UTS on thousands of simulated ranks (SimGrid SMPI cluster)"},
     {"uts", "Unbalanced Tree Search: tasks that spawn tasks (--ranks P launches mpiexec)"},
 };
 

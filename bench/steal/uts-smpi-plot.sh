@@ -11,11 +11,13 @@ png=$2
 command -v gnuplot >/dev/null || { echo "uts-smpi-plot: gnuplot missing: no plot" >&2; exit 0; }
 dat=$(mktemp -d)
 trap 'rm -rf "$dat"' EXIT
-# Columns: study,ranks,policy,... efficiency is the 14th.
+# Columns by name (uts-smpi-row.py's header): study, ranks, policy, efficiency.
 for study in weak t3l; do
   for pol in smallworld random; do
-    awk -F, -v s="$study" -v p="$pol" 'NR>1 && $1==s && $3==p {print $2, $14}' "$csv" | sort -n \
-      >"$dat/$study-$pol.dat"
+    awk -F, -v s="$study" -v p="$pol" '
+      NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i; next}
+      $c["study"] == s && $c["policy"] == p {print $c["ranks"], $c["efficiency"]}' "$csv" |
+      sort -n >"$dat/$study-$pol.dat"
   done
 done
 plot_panel() { # STUDY
@@ -27,7 +29,11 @@ plot_panel() { # STUDY
       "$dat/$1-$pol.dat" "$pi" $((pi + 4)) "$pol"
     sep=","
   done
-  [ "$1" = t3l ] && printf '%s' ', min(1, 6240/x) with lines dt 2 lc 3 title "bound: min(1, T1/(P T_inf))", 1/(1+x/6240) with lines dt 3 lc 4 title "greedy (Brent): 1/(1 + P T_inf/T1)"'
+  if [ "$1" = t3l ]; then
+    printf '%s (6240/x < 1 ? 6240/x : 1) with lines dt 2 lc 3 title "bound: min(1, T1/(P T_inf))", 1/(1+x/6240) with lines dt 3 lc 4 title "greedy (Brent): 1/(1 + P T_inf/T1)"' "$sep"
+  elif [ "$sep" = plot ]; then
+    printf 'plot NaN notitle'
+  fi
   echo
 }
 {
@@ -36,9 +42,9 @@ plot_panel() { # STUDY
   echo 'set multiplot layout 1,2 title "UTS under SimGrid SMPI (28-core nodes, work injected as simulated time)"'
   echo 'set logscale x 2; set xrange [20:5000]; set xlabel "simulated ranks"; set ylabel "parallel efficiency"'
   echo 'set yrange [0:1.05]; set key bottom left font ",9"; set grid; set samples 400'
-  echo 'set title "weak scaling: T1L family, ~30,000 nodes per rank (-b grows with P)"'
+  echo 'set title "weak scaling: T1L family, ~30,000 nodes/rank"'
   plot_panel weak
-  echo 'set title "T3L (111 M nodes, depth 17,844), 1 s of work per rank"'
+  echo 'set title "T3L (depth 17,844), 10 s of work/rank"'
   plot_panel t3l
   echo 'unset multiplot'
 } >"$dat/plot.gp"
