@@ -28,7 +28,8 @@
 #   EXTRA=""           further UTS flags for every run
 #   NOCSV=1            do not write the CSV (a later call writes it from every run)
 # Output: OUT_DIR/RUN.json and RUN.time per run, OUT_DIR/uts-smpi.csv (one
-# row per run, written from those), one line per run on stdout.
+# row per run, written from those) and its picture OUT_DIR/uts-smpi.png,
+# one line per run on stdout.
 set -euo pipefail
 build=${1:-build}
 out=${2:-build/uts-smpi}
@@ -79,4 +80,7 @@ for study in $STUDIES; do
     esac
   done
 done
-[ -n "${NOCSV:-}" ] || python3 "$here/uts-smpi-row.py" --csv "$out"/*.json >"$out/uts-smpi.csv"
+[ -n "${NOCSV:-}" ] || {
+  python3 "$here/uts-smpi-row.py" --csv "$out"/*.json >"$out/uts-smpi.csv"
+  "$here/uts-smpi-plot.sh" "$out/uts-smpi.csv" "$out/uts-smpi.png"
+}
