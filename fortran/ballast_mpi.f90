@@ -188,6 +188,19 @@ module ballast_mpi
       real(c_double), value :: t0, t1
       integer(c_int), value :: peer
     end subroutine bal_steal_trace_fn
+    !> Result callback (bal_steal_config%on_result, via c_funloc): the
+    !> result (len bytes, c_f_pointer it; valid only during the call) and
+    !> status of one task spawned on this rank, exactly once, on the thread
+    !> that called bal_steal_run; never for an empty result (status 0, no
+    !> bytes). Must not call MPI on the balancer's communicator nor any
+    !> bal_steal_* of the balancer but bal_steal_stats_get, bal_steal_queued.
+    subroutine bal_steal_result_fn(result, len, status, arg) bind(c)
+      import :: c_ptr, c_size_t, c_int
+      type(c_ptr), value :: result
+      integer(c_size_t), value :: len
+      integer(c_int), value :: status
+      type(c_ptr), value :: arg
+    end subroutine bal_steal_result_fn
     !> Number of items this rank holds.
     function bal_rebalance_count_fn(n, arg) bind(c) result(rc)
       import :: c_int64_t, c_ptr, c_int
@@ -247,7 +260,7 @@ module ballast_mpi
       type(c_ptr), value :: arg
     end subroutine bal_rebalance_work_fn
   end interface
-  public :: bal_steal_fn, bal_steal_trace_fn, bal_rebalance_count_fn, &
+  public :: bal_steal_fn, bal_steal_trace_fn, bal_steal_result_fn, bal_rebalance_count_fn, &
     bal_rebalance_pack_size_fn, bal_rebalance_pack_fn, bal_rebalance_unpack_fn, &
     bal_rebalance_remove_fn, bal_rebalance_weights_fn, bal_rebalance_work_fn
 
@@ -285,6 +298,17 @@ module ballast_mpi
       type(c_ptr), value :: arg
       integer(c_int) :: rc
     end function c_steal_run
+    function c_steal_spawn(s, input, len) bind(c, name='bal_steal_spawn') result(rc)
+      import :: c_ptr, c_size_t, c_int
+      type(c_ptr), value :: s, input
+      integer(c_size_t), value :: len
+      integer(c_int) :: rc
+    end function c_steal_spawn
+    function c_steal_queued(s) bind(c, name='bal_steal_queued') result(n)
+      import :: c_ptr, c_int64_t
+      type(c_ptr), value :: s
+      integer(c_int64_t) :: n
+    end function c_steal_queued
     function c_steal_poll(s) bind(c, name='bal_steal_poll') result(rc)
       import :: c_ptr, c_int
       type(c_ptr), value :: s
@@ -405,7 +429,8 @@ module ballast_mpi
   end interface
 
   public :: bal_steal_config_init, bal_steal_create, bal_steal_add_task, &
-    bal_steal_set_estimate, bal_steal_run, bal_steal_poll, bal_steal_result, &
+    bal_steal_set_estimate, bal_steal_run, bal_steal_spawn, bal_steal_queued, &
+    bal_steal_poll, bal_steal_result, &
     bal_steal_stats_get, bal_steal_policy_name, bal_steal_destroy
   public :: bal_rebalance_config_init, bal_rebalance_create, bal_rebalance_mark, &
     bal_rebalance_step, bal_rebalance_stats_get, bal_rebalance_destroy, &
@@ -496,6 +521,29 @@ contains
     if (present(arg)) a = arg
     rc = c_steal_run(s%ptr, c_funloc(fn), max_out, a)
   end function bal_steal_run
+
+  !> From inside a task: add a child task (input of len bytes, copied),
+  !> stealable like any task; its result goes to this rank's on_result
+  !> callback. A task cannot wait for its children. Several workers of a
+  !> rank may spawn concurrently.
+  !> @return BAL_OK; BAL_EINVAL (null balancer, not on a thread running a
+  !> task of s, null input with len > 0, len too large); BAL_ENOMEM.
+  recursive function bal_steal_spawn(s, input, len) result(rc)
+    type(bal_steal), intent(in) :: s
+    type(c_ptr), intent(in) :: input
+    integer(c_size_t), intent(in) :: len
+    integer(c_int) :: rc
+    rc = c_steal_spawn(s%ptr, input, len)
+  end function bal_steal_spawn
+
+  !> Tasks waiting in this rank's queue (a hint for splitting on demand:
+  !> spawn part of the work when fewer than two wait). Any thread.
+  !> @return the count (>= 0); BAL_EINVAL (null balancer).
+  recursive function bal_steal_queued(s) result(n)
+    type(bal_steal), intent(in) :: s
+    integer(c_int64_t) :: n
+    n = c_steal_queued(s%ptr)
+  end function bal_steal_queued
 
   !> Serve pending messages from inside a task in POLL progress mode.
   !> @return BAL_OK; BAL_EINVAL (null); BAL_ENOTSUP outside a POLL task;

@@ -24,6 +24,7 @@ static const struct {
     {"overlay", "build a small-world overlay; measure degrees, routes, build times"},
     {"sched", "replay an SWF workload trace under FCFS, EASY or SD-Policy scheduling"},
     {"simulate-dlb", "DLB_Bench on thousands of simulated ranks (SimGrid SMPI cluster)"},
+    {"simulate-uts", "UTS on thousands of simulated ranks (SimGrid SMPI cluster)"},
     {"slurm-job", "malleable test job: progress follows the CPUs it holds on its node"},
     {"slurm-replay", "replay a trace window on SLURM under slurm-sd, beside the simulator"},
     {"slurm-sd", "EASY or SD-Policy live on a stock SLURM (needs libslurm)"},

@@ -57,8 +57,13 @@ BAL_BEGIN_DECLS
  *  a task input that are stored and reach the task function intact. The
  *  rest of a longer input still crosses the simulated network, so transfer
  *  times are simulated, but is not stored (thousands of simulated ranks
- *  share one process) and reads as unspecified bytes. */
+ *  share one process) and reads as unspecified bytes. Defined before this
+ *  header (e.g. -DBALLAST_SMPI_TASK_BYTES_KEPT=SIZE_MAX), it can keep more:
+ *  `ballast simulate-uts` keeps every byte, since its tasks carry the tree's
+ *  nodes. */
+#ifndef BALLAST_SMPI_TASK_BYTES_KEPT
 #define BALLAST_SMPI_TASK_BYTES_KEPT 4096
+#endif
 #endif
 
 /** Opaque balancer bound to one communicator. */
@@ -341,8 +346,8 @@ BAL_API int bal_steal_spawn(bal_steal *s, const void *input, size_t len);
  * a task that splits its work on demand: a task that finds fewer than two
  * waiting may spawn part of its work, which the rank's other workers or a
  * thief can then take (with steal_fraction below 1 a victim gives tasks
- * away only when it holds two or more). The value may be stale by the time
- * it is read.
+ * away when it holds two or more, or one spawned task while one of its
+ * workers runs a task). The value may be stale by the time it is read.
  * @return the count (>= 0); BAL_EINVAL if s is NULL.
  * Thread-safety: safe, from any thread, during and outside a run.
  */

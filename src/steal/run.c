@@ -144,10 +144,12 @@ static int poll_loop(bal_steal *s) {
       int64_t a = bal__now_ns();
       int64_t nap = idle_nap(s);
       if (nap > 0 && s->cfg.workers > 1) {
-        /* Another worker may spawn a task for this thread at any moment:
-         * wait for the signal rather than sleep through it. */
+        /* Another worker may spawn a task for this thread, or finish one
+         * (a result to send home; the worker, idle now, wants this thread
+         * to steal for it) at any moment: wait for its signal (prog_cv,
+         * spawn.c and exec.c) rather than sleep through it. */
         pthread_mutex_lock(&s->mu);
-        if (bal__steal_q_size(s) == 0) wait_ns(&s->work_cv, &s->mu, nap);
+        if (bal__steal_q_size(s) == 0 && s->ndone == 0) wait_ns(&s->prog_cv, &s->mu, nap);
         pthread_mutex_unlock(&s->mu);
       } else if (nap > 0) {
         bal__sleep_ns(nap);

@@ -33,8 +33,10 @@ int bal_steal_spawn(bal_steal *s, const void *input, size_t len) {
   if (rc == BAL_OK) {
     bal__steal_q_push_back(s, (bal__steal_task){s->rank, 1, BAL__STEAL_SPAWNED, len, copy});
     s->st.spawned++;
-    /* Another worker of this rank may be waiting for work. */
+    /* Another worker of this rank may be waiting for work: a worker
+     * thread, or in POLL mode the progress thread, which runs tasks too. */
     pthread_cond_signal(&s->work_cv);
+    if (s->mode == BAL_STEAL_PROGRESS_POLL) pthread_cond_signal(&s->prog_cv);
   }
   pthread_mutex_unlock(&s->mu);
   if (rc != BAL_OK) free(copy);

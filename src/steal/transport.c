@@ -19,8 +19,15 @@ enum { TAG_BAR_UP = 0x7101, TAG_BAR_DOWN = 0x7102, TAG_BULK = 0x7103 };
 /* Simulated bulk travels in pieces of at most this many bytes, all from and
  * into one buffer that SMPI maps once for every rank (SMPI_SHARED_MALLOC:
  * its pages are shared, so it costs the memory of one rank, and SMPI skips
- * copying shared buffers). */
+ * copying shared buffers). Mapped at a rank's first bulk transfer: a run
+ * without bulk (small tasks) maps none, and the resident set size, which
+ * counts the shared pages once per rank mapping them, stays honest. */
 #define BULK_CHUNK ((size_t)1 << 24)
+
+static bool bulk_buf(bal__tp *tp) {
+  if (!tp->bulk_buf) tp->bulk_buf = SMPI_SHARED_MALLOC(BULK_CHUNK);
+  return tp->bulk_buf != NULL;
+}
 #endif
 
 /* The test hook of transport.h: true if this MPI call is to fail. */
@@ -32,13 +39,6 @@ int bal__tp_init(bal__tp *tp, MPI_Comm comm) {
   if (MPI_Comm_rank(comm, &tp->rank) != MPI_SUCCESS || MPI_Comm_size(comm, &tp->size) != MPI_SUCCESS)
     return BAL_EMPI;
   tp->peers = calloc((size_t)tp->size, 1);
-#ifdef BALLAST_SMPI
-  tp->bulk_buf = SMPI_SHARED_MALLOC(BULK_CHUNK);
-  if (!tp->bulk_buf) {
-    free(tp->peers);
-    return BAL_ENOMEM;
-  }
-#endif
   return tp->peers ? BAL_OK : BAL_ENOMEM;
 }
 
@@ -94,7 +94,7 @@ int bal__tp_send_msg(bal__tp *tp, int dest, int tag, void *buf, size_t len, size
    * the receiver absorbs the bulk before it sees the message. */
   for (size_t left = bulk; left > 0;) {
     size_t n = left < BULK_CHUNK ? left : BULK_CHUNK;
-    int rc = post_send_buf(tp, dest, TAG_BULK, tp->bulk_buf, n, 0);
+    int rc = bulk_buf(tp) ? post_send_buf(tp, dest, TAG_BULK, tp->bulk_buf, n, 0) : BAL_ENOMEM;
     if (rc != BAL_OK) {
       free(buf);
       return rc;
@@ -148,6 +148,7 @@ int bal__tp_recv_msg(bal__tp *tp, int *src, int *tag, void **buf, size_t *len) {
     if (MPI_Get_count(&st, MPI_BYTE, &count) != MPI_SUCCESS || count < 0) return BAL_EMPI;
 #ifdef BALLAST_SMPI
     if (st.MPI_TAG == TAG_BULK) { /* simulated bulk: the transfer is all that matters */
+      if (!bulk_buf(tp)) return BAL_ENOMEM;
       if ((size_t)count > BULK_CHUNK || fault(tp) ||
           MPI_Recv(tp->bulk_buf, count, MPI_BYTE, st.MPI_SOURCE, TAG_BULK, tp->comm,
                    MPI_STATUS_IGNORE) != MPI_SUCCESS)

@@ -15,7 +15,54 @@ module test_mpi_callbacks
   !> task and the trace callback saw (one thread in POLL mode: no race).
   type(bal_steal), save :: polled
   integer, save :: polls_ok = 0, polls_bad = 0, work_events = 0, bad_events = 0
+  !> The spawning run: a task with input n > 0 spawns children n-1 and n-2
+  !> (a Fibonacci tree) and returns n; results summed here by on_result
+  !> (on the thread calling bal_steal_run: no race).
+  type(bal_steal), save :: spawner
+  integer(c_int64_t), save :: spawned_sum = 0, spawned_results = 0, spawn_errors = 0
 contains
+  recursive function fib_task(input, in_len, output, out_cap, out_len, arg) bind(c) result(rc)
+    type(c_ptr), value :: input
+    integer(c_size_t), value :: in_len
+    type(c_ptr), value :: output
+    integer(c_size_t), value :: out_cap
+    integer(c_size_t), intent(out) :: out_len
+    type(c_ptr), value :: arg
+    integer(c_int) :: rc
+    integer(c_int64_t), pointer :: n, res
+    integer(c_int64_t), target :: child
+    rc = 1
+    out_len = 0
+    if (in_len /= 8 .or. out_cap < 8 .or. c_associated(arg)) return
+    call c_f_pointer(input, n)
+    call c_f_pointer(output, res)
+    if (n > 1) then
+      child = n - 1
+      if (bal_steal_spawn(spawner, c_loc(child), 8_c_size_t) /= BAL_OK) spawn_errors = spawn_errors + 1
+      child = n - 2
+      if (bal_steal_spawn(spawner, c_loc(child), 8_c_size_t) /= BAL_OK) spawn_errors = spawn_errors + 1
+    end if
+    if (bal_steal_queued(spawner) < 0) spawn_errors = spawn_errors + 1
+    res = n
+    out_len = 8
+    rc = 0
+  end function fib_task
+
+  subroutine sum_result(result, len, status, arg) bind(c)
+    type(c_ptr), value :: result
+    integer(c_size_t), value :: len
+    integer(c_int), value :: status
+    type(c_ptr), value :: arg
+    integer(c_int64_t), pointer :: r
+    if (status /= 0 .or. len /= 8 .or. c_associated(arg)) then
+      spawn_errors = spawn_errors + 1
+      return
+    end if
+    call c_f_pointer(result, r)
+    spawned_sum = spawned_sum + r
+    spawned_results = spawned_results + 1
+  end subroutine sum_result
+
   recursive function polling_task(input, in_len, output, out_cap, out_len, arg) bind(c) result(rc)
     type(c_ptr), value :: input
     integer(c_size_t), value :: in_len
@@ -278,6 +325,26 @@ contains
       'bal_steal_poll is BAL_OK inside every task')
     call check(work_events == polls_ok .and. bad_events == 0, 'one WORK event per task')
     call bal_steal_destroy(polled)
+
+    ! Spawning: rank 0 adds fib(12)'s root; every task spawns its two
+    ! children; on_result sums the spawned tasks' inputs on the rank that
+    ! spawned each. Over all ranks: every node but the root, once.
+    call check(bal_steal_config_init(cfg) == BAL_OK, 'config init, spawn')
+    cfg%on_result = c_funloc(sum_result)
+    call check(bal_steal_create(MPI_COMM_WORLD, spawner, cfg) == BAL_OK, 'create, spawn')
+    v = 12
+    call check(bal_steal_spawn(spawner, c_loc(v), 8_c_size_t) == BAL_EINVAL, &
+      'spawn outside a task refused')
+    if (rank == 0) call check(bal_steal_add_task(spawner, c_loc(v), 8_c_size_t) == BAL_OK, 'add root')
+    call check(bal_steal_run(spawner, fib_task, 8_c_size_t) == BAL_OK, 'run, spawn')
+    call check(bal_steal_stats_get(spawner, st) == BAL_OK, 'stats, spawn')
+    call check(spawn_errors == 0 .and. st%results_delivered == spawned_results, &
+      'every spawned result delivered once, to on_result')
+    call MPI_Allreduce(MPI_IN_PLACE, spawned_sum, 1, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD)
+    call MPI_Allreduce(MPI_IN_PLACE, spawned_results, 1, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD)
+    ! The fib(12) call tree has 465 nodes; their inputs sum to 972 (960 without the root).
+    call check(spawned_results == 464 .and. spawned_sum == 960, 'the whole spawned tree, once')
+    call bal_steal_destroy(spawner)
   end subroutine test_steal
 
   subroutine test_rebalance()

@@ -1,4 +1,4 @@
-/* Reading DLB_Bench's --json output (result.h) with json-c. */
+/* Reading the simulated programs' --json output (result.h) with json-c. */
 #include "result.h"
 
 #include <math.h>
@@ -44,6 +44,39 @@ bool dlb_output_parse(const char *text, dlb_output *out) {
       d->peers_max = num(r, "peers_max");
       d->results_ok = json_object_object_get_ex(r, "results_ok", &v) && json_object_get_boolean(v);
     }
+  }
+  json_object_put(o);
+  return ok;
+}
+
+/* The member at a dotted key, or NULL. */
+static json_object *at(json_object *o, const char *key) {
+  char part[64];
+  while (o && *key) {
+    size_t len = strcspn(key, ".");
+    if (len >= sizeof part) return NULL;
+    memcpy(part, key, len);
+    part[len] = '\0';
+    json_object *v;
+    o = json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, part, &v) ? v : NULL;
+    key += len + (key[len] == '.');
+  }
+  return o;
+}
+
+bool res_fields(const char *text, const char *const *keys, int n, double *nums,
+                const char *const *skeys, int ns, char (*strs)[32]) {
+  json_object *o = json_tokener_parse(text);
+  if (!o) return false;
+  bool ok = json_object_is_type(o, json_type_object);
+  for (int i = 0; ok && i < n; i++) {
+    json_object *v = at(o, keys[i]);
+    nums[i] = v ? json_object_get_double(v) : NAN;
+    if (v && json_object_is_type(v, json_type_boolean)) nums[i] = json_object_get_boolean(v);
+  }
+  for (int i = 0; ok && i < ns; i++) {
+    json_object *v = at(o, skeys[i]);
+    snprintf(strs[i], sizeof strs[i], "%s", v ? json_object_get_string(v) : "");
   }
   json_object_put(o);
   return ok;

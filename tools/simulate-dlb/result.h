@@ -1,4 +1,4 @@
-/* DLB_Bench's --json output, as simulate-dlb needs it (read with json-c,
+/* DLB_Bench's (and UTS's) --json output, as the launchers need it (read with json-c,
  * kept apart from the JSON writer whose names clash with json-c's). */
 #ifndef SIMDLB_RESULT_H
 #define SIMDLB_RESULT_H
@@ -20,5 +20,13 @@ typedef struct dlb_output {
 
 /* Parse one DLB_Bench JSON object; false if it is not one. */
 bool dlb_output_parse(const char *text, dlb_output *out);
+
+/* A program's JSON object by key, for the UTS launcher: the numbers at
+ * keys[0..n-1] (a dotted key reaches into nested objects: "steal.thefts";
+ * true and false read as 1 and 0; NaN if absent or null) into nums, and
+ * the strings at skeys[0..ns-1] into strs (cut to 31 bytes; "" if
+ * absent). False if text is not a JSON object. */
+bool res_fields(const char *text, const char *const *keys, int n, double *nums,
+                const char *const *skeys, int ns, char (*strs)[32]);
 
 #endif

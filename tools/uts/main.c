@@ -9,7 +9,16 @@
  * reduced at the end (the tasks' results are empty, so nothing travels
  * back). Rank 0 first searches the tree sequentially with the same code (the
  * baseline of the efficiency figure). With --ranks P and outside mpirun it
- * relaunches itself under mpiexec. */
+ * relaunches itself under mpiexec.
+ *
+ * Built by smpicc with BALLAST_SMPI defined (uts-smpi, run by `ballast
+ * simulate-uts`), the SHA-1 still shapes the tree but a node's work is a
+ * simulated cost (--node-cost): a task sleeps, in simulated time, for the
+ * nodes it searched at every check, with a check every --slice of
+ * simulated work, and polls then. SimGrid does not count the CPU time of
+ * the code between MPI calls, so the sequential rate is 1 / node cost by
+ * construction; rank 0 still searches the tree sequentially to check the
+ * parallel counts (and, by default, to size the node cost). */
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -46,10 +55,13 @@ typedef struct opts {
   uts_params prm;
   int64_t ranks, workers, max_nodes, baseline_nodes; /* baseline -1: the whole tree */
   const char *policy;
-  double steal_fraction;
+  double steal_fraction, poll_interval, backoff_max;
   int progress; /* index in progress_names */
   uint64_t seed;
   bool json;
+  /* Simulated work (SMPI build only; 0 elsewhere): seconds per node, or 0
+   * for work_per_rank x ranks / nodes; a check every `slice` seconds. */
+  double node_cost, work_per_rank, slice;
 } opts;
 
 /* A name of `names` or its index (UTS's -t 1, -a 3). */
@@ -115,6 +127,12 @@ static int parse(int argc, char **argv, opts *o) {
   o->policy = "smallworld";
   o->seed = 1;
   o->steal_fraction = 0.5;
+  o->poll_interval = 0.0001;
+  o->backoff_max = 0.002;
+#ifdef BALLAST_SMPI
+  o->work_per_rank = 1;
+  o->slice = 0.001;
+#endif
   int64_t depth = o->prm.depth, root_seed = o->prm.root_seed, m = o->prm.m, gran = o->prm.gran;
   const cli_flag flags[] = {
       CLI_SECTION("Tree (UTS's flags; the one-letter forms are accepted too):"),
@@ -152,12 +170,29 @@ static int parse(int argc, char **argv, opts *o) {
                  "(a progress thread per rank besides the workers)"),
       CLI_DOUBLE("--steal-fraction", "F", &o->steal_fraction, 1e-9, 1,
                  "share of a victim's waiting tasks taken per theft\n(default 0.5)"),
+      CLI_DOUBLE("--poll-interval", "S", &o->poll_interval, 1e-9, 1,
+                 "first sleep of an idle rank's loop (default 0.0001)"),
+      CLI_DOUBLE("--backoff-max", "S", &o->backoff_max, 1e-9, 60,
+                 "longest back-off of an unlucky thief, and sleep of an\n"
+                 "idle POLL loop (default 0.002)"),
       CLI_UINT("--seed", "S", &o->seed, "victim-choice seed (default 1)"),
       CLI_CUSTOM("--baseline-nodes", "N", &o->baseline_nodes, parse_baseline,
                  "rank 0 first searches N nodes sequentially to measure the\n"
                  "sequential rate: all (default: the whole tree), 0 (none:\n"
                  "efficiency n/a)"),
       CLI_BOOL("--json", &o->json, "print one JSON object"),
+#ifdef BALLAST_SMPI
+      CLI_SECTION("Simulated work (SimGrid SMPI):"),
+      CLI_DOUBLE("--node-cost", "S", &o->node_cost, 0, 1,
+                 "simulated seconds of work per node (default 0: from\n"
+                 "--work-per-rank and the tree's size)"),
+      CLI_DOUBLE("--work-per-rank", "S", &o->work_per_rank, 1e-9, 1e6,
+                 "with --node-cost 0: the node cost that gives each rank S\n"
+                 "seconds of work on average (default 1)"),
+      CLI_DOUBLE("--slice", "S", &o->slice, 1e-9, 10,
+                 "simulated seconds of work between two checks (split,\n"
+                 "poll) of a task (default 0.001)"),
+#endif
       CLI_END};
   const cli_program prog = {
       .name = PROG,
@@ -183,6 +218,13 @@ static int parse(int argc, char **argv, opts *o) {
   o->prm.root_seed = (int)root_seed;
   o->prm.m = (int)m;
   o->prm.gran = (int)gran;
+#ifdef BALLAST_SMPI
+  /* One thread per simulated rank: SMPI lets only it call MPI. */
+  if (o->workers != 1) return cli_usage_error(PROG, "--workers: only 1 runs under SMPI");
+  if (o->progress != 0) return cli_usage_error(PROG, "--progress: only poll runs under SMPI");
+  if (o->node_cost == 0 && o->baseline_nodes >= 0)
+    return cli_usage_error(PROG, "--node-cost: required unless --baseline-nodes is all");
+#endif
   return CLI_CONTINUE;
 }
 
@@ -197,18 +239,31 @@ typedef struct run_ctx {
   atomic_bool stop;             /* --max-nodes passed on this rank */
   atomic_bool oom;              /* a task ran out of memory: its nodes are lost */
   int64_t splits;
+  int64_t every, poll_every; /* nodes between checks, checks between polls */
+  double node_cost;          /* simulated seconds per node (SMPI), else 0 */
+  double last_end;           /* MPI_Wtime() at the end of this rank's last task */
 } run_ctx;
 
 typedef struct task_state {
   run_ctx *c;
-  int64_t last_nodes; /* nodes already added to c->counted */
+  int64_t last_nodes; /* nodes already added to c->counted (and whose cost has passed) */
   int checks;
   int64_t splits;
 } task_state;
 
+/* Simulated work: the cost of n nodes passes (a simulated sleep under
+ * SMPI, whose nanosleep is SimGrid's). */
+static void spend(const run_ctx *c, int64_t n) {
+  double s = c->node_cost * (double)n;
+  if (s <= 0) return;
+  struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
+  nanosleep(&ts, NULL);
+}
+
 static bool on_check(void *arg, uts_stack *st, const uts_counts *cnt) {
   task_state *t = arg;
   run_ctx *c = t->c;
+  spend(c, cnt->nodes - t->last_nodes);
   int64_t now = atomic_fetch_add_explicit(&c->counted, cnt->nodes - t->last_nodes,
                                           memory_order_relaxed) +
                 (cnt->nodes - t->last_nodes);
@@ -224,7 +279,7 @@ static bool on_check(void *arg, uts_stack *st, const uts_counts *cnt) {
     }
   }
   /* After the split, so that a waiting thief finds the queue refilled. */
-  if (++t->checks % POLL_EVERY == 0) bal_steal_poll(c->s); /* BAL_ENOTSUP off POLL's thread */
+  if (++t->checks % c->poll_every == 0) bal_steal_poll(c->s); /* BAL_ENOTSUP off POLL's thread */
   return true;
 }
 
@@ -248,13 +303,15 @@ static int uts_task(const void *in, size_t in_len, void *out, size_t out_cap, si
   }
   uts_counts cnt = {0, 0, 0};
   task_state t = {c, 0, 0, 0};
-  int rc = atomic_load(&c->stop) ? 1 : uts_search(&c->o->prm, st, &cnt, CHECK_EVERY, on_check, &t);
+  int rc = atomic_load(&c->stop) ? 1 : uts_search(&c->o->prm, st, &cnt, c->every, on_check, &t);
+  spend(c, cnt.nodes - t.last_nodes);
   atomic_fetch_add_explicit(&c->counted, cnt.nodes - t.last_nodes, memory_order_relaxed);
   pthread_mutex_lock(&c->mu);
   c->total.nodes += cnt.nodes;
   c->total.leaves += cnt.leaves;
   if (cnt.max_depth > c->total.max_depth) c->total.max_depth = cnt.max_depth;
   c->splits += t.splits;
+  c->last_end = MPI_Wtime();
   pthread_mutex_unlock(&c->mu);
   free(stack.v);
   if (rc < 0) atomic_store(&c->oom, true);
@@ -305,8 +362,12 @@ static int sequential(const opts *o, seq_out *r) {
 }
 
 /* Wait at a barrier without spinning: a rank waiting for rank 0's baseline
- * must leave the cores alone (Open MPI's blocking barrier busy-polls). */
+ * must leave the cores alone (Open MPI's blocking barrier busy-polls).
+ * Under SMPI a blocking barrier is a simulated wait and costs nothing. */
 static void quiet_barrier(void) {
+#ifdef BALLAST_SMPI
+  MPI_Barrier(MPI_COMM_WORLD);
+#else
   MPI_Request req;
   MPI_Ibarrier(MPI_COMM_WORLD, &req);
   for (int done = 0;;) {
@@ -315,6 +376,7 @@ static void quiet_barrier(void) {
     struct timespec ts = {0, 1000000};
     nanosleep(&ts, NULL);
   }
+#endif
 }
 
 /* ---- output ---- */
@@ -324,6 +386,9 @@ typedef struct sums {
       waves, splits, stopped;
   int64_t max_depth;
   double time_s, work_s, idle_s;
+  double last_task_s; /* from the start to the end of the last task anywhere */
+  double node_cost; /* simulated seconds per node (SMPI), else 0 */
+  int64_t every;    /* nodes between checks */
 } sums;
 
 static void print_json(const opts *o, int p, const seq_out *seq, bool have_seq, const sums *t,
@@ -341,12 +406,24 @@ static void print_json(const opts *o, int p, const seq_out *seq, bool have_seq, 
   json_double(&j, "shift", o->prm.shift);
   json_int(&j, "granularity", o->prm.gran);
   json_int(&j, "max_nodes", o->max_nodes);
+  json_int(&j, "check_every", t->every);
+#ifdef BALLAST_SMPI
+  /* Times are simulated seconds; the sequential rate is 1 / node_cost_s. */
+  json_bool(&j, "simulated", true);
+  json_double(&j, "node_cost_s", t->node_cost);
+  json_double(&j, "slice_s", o->slice);
+  json_double(&j, "work_per_rank_s", t->node_cost * (double)t->nodes / p);
+#else
+  json_bool(&j, "simulated", false);
+#endif
   json_int(&j, "ranks", p);
   json_int(&j, "workers", o->workers);
   json_int(&j, "processors", (int64_t)p * o->workers);
   json_string(&j, "policy", o->policy);
   json_string(&j, "progress", progress_names[o->progress]);
   json_double(&j, "steal_fraction", o->steal_fraction);
+  json_double(&j, "poll_interval_s", o->poll_interval);
+  json_double(&j, "backoff_max_s", o->backoff_max);
   json_uint(&j, "seed", o->seed);
   if (o->baseline_nodes < 0)
     json_string(&j, "baseline_nodes", "all");
@@ -382,6 +459,8 @@ static void print_json(const opts *o, int p, const seq_out *seq, bool have_seq, 
   json_int(&j, "termination_waves", t->waves);
   json_double(&j, "work_s", t->work_s);
   json_double(&j, "idle_s", t->idle_s);
+  /* The time from the last task's end to the run's end: termination. */
+  json_double(&j, "last_task_end_s", t->last_task_s);
   json_object_end(&j);
   json_object_end(&j);
   json_finish(&j);
@@ -396,6 +475,10 @@ static void print_table(const opts *o, int p, const seq_out *seq, bool have_seq,
   if (o->prm.type != UTS_GEO) printf(", q %g, m %d", o->prm.q, o->prm.m);
   if (o->prm.type == UTS_HYBRID) printf(", shift %g", o->prm.shift);
   printf(", granularity %d\n", o->prm.gran);
+  if (t->node_cost > 0)
+    printf("simulated:  %.3g s per node (%.3g s of work per rank), a check every %" PRId64
+           " nodes; times are simulated\n",
+           t->node_cost, t->node_cost * (double)t->nodes / p, t->every);
   printf("nodes %" PRId64 ", leaves %" PRId64 ", max depth %" PRId64 "\n", t->nodes, t->leaves,
          t->max_depth);
   printf("parallel:   %d rank%s x %lld worker%s (%s, %s progress): %.3f s, %.3f M nodes/s\n", p,
@@ -420,7 +503,12 @@ int main(int argc, char **argv) {
   opts o;
   int prc = parse(argc, argv, &o);
   if (prc != CLI_CONTINUE) return prc;
-  if (o.ranks > 0 && !launch_under_mpirun()) {
+#ifdef BALLAST_SMPI
+  bool relaunch = false; /* smpirun starts this program; `ballast simulate-uts` launches it */
+#else
+  bool relaunch = o.ranks > 0 && !launch_under_mpirun();
+#endif
+  if (relaunch) {
     /* Open MPI binds each rank to one core by default when there are few
      * ranks, which would put all of a rank's workers on that core. */
     if (o.workers > 1) setenv("OMPI_MCA_hwloc_base_binding_policy", "none", 0);
@@ -457,6 +545,19 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 1;
   }
+  run_ctx c = {.o = &o, .every = CHECK_EVERY, .poll_every = POLL_EVERY};
+#ifdef BALLAST_SMPI
+  /* The node cost (rank 0 knows the tree's size), a check every slice of
+   * simulated work and a poll at every check; the sequential search ran
+   * in no simulated time, so its time is what its nodes cost. */
+  c.node_cost = o.node_cost > 0 ? o.node_cost
+                                : o.work_per_rank * (double)p / (double)(seq.cnt.nodes ? seq.cnt.nodes : 1);
+  MPI_Bcast(&c.node_cost, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  c.every = llround(o.slice / c.node_cost);
+  if (c.every < 1) c.every = 1;
+  c.poll_every = 1;
+  seq.time_s = c.node_cost * (double)seq.cnt.nodes;
+#endif
 
   bal_steal_config cfg;
   bal_steal_config_init(&cfg);
@@ -465,7 +566,8 @@ int main(int argc, char **argv) {
   cfg.workers = (int)o.workers;
   cfg.seed = o.seed;
   cfg.steal_fraction = o.steal_fraction;
-  run_ctx c = {.o = &o};
+  cfg.poll_interval_s = o.poll_interval;
+  cfg.backoff_max_s = o.backoff_max;
   pthread_mutex_init(&c.mu, NULL);
   int rc = bal_steal_create(MPI_COMM_WORLD, &cfg, &c.s);
   if (rc != BAL_OK) {
@@ -503,11 +605,13 @@ int main(int argc, char **argv) {
   MPI_Reduce(&depth, &maxd, 1, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
   double tm = b - a, tmax = 0, ws[2] = {ss.work_s, ss.idle_s}, wsum[2];
   MPI_Reduce(&tm, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  double last = c.last_end > 0 ? c.last_end - a : 0, lastmax = 0;
+  MPI_Reduce(&last, &lastmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(ws, wsum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   bal_steal_destroy(c.s);
   if (rank == 0) {
     sums t = {sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6], sum[7], sum[8], sum[9],
-              sum[10], sum[11], maxd, tmax, wsum[0], wsum[1]};
+              sum[10], sum[11], maxd, tmax, wsum[0], wsum[1], lastmax, c.node_cost, c.every};
     if (t.stopped) {
       fprintf(stderr, PROG ": the tree has more than %lld nodes (--max-nodes %lld): stopped\n",
               (long long)o.max_nodes, (long long)o.max_nodes);

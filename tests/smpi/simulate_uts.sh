@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# `ballast simulate-uts` end to end: UTS, built by smpicc, on simulated
+# ranks; the published T1 tree counted exactly (the tool also checks the
+# parallel count against its sequential one) under every stealing policy
+# with the node cost injected as simulated time; the --json and --csv
+# outputs; errors naming the flag.
+# Usage: simulate_uts.sh BALLAST_SIMULATE_UTS_BINARY
+set -euo pipefail
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$bin" --help | grep -q -- "--cores-per-node" || fail "--help"
+"$bin" --version | grep -q "Ballast" || fail "--version"
+
+# T1 (4,130,071 nodes, 3,305,118 leaves, depth 10) on 16 ranks of 8-core
+# nodes, 0.2 s of simulated work per rank.
+for pol in smallworld random biased sharing; do
+  json=$("$bin" --ranks 16 --cores-per-node 8 -t 1 -a 3 -d 10 -b 4 -r 19 --policy $pol \
+    --work-per-rank 0.2 --slice 1e-3 --json --csv "$tmp/runs.csv") || fail "$pol: the simulation failed"
+  jq -e '.ok and .uts.nodes == 4130071 and .uts.leaves == 3305118 and .uts.max_depth == 10 and
+    .uts.simulated and .platform.ranks == 16 and .platform.nodes == 2 and
+    ((.uts.work_per_rank_s - 0.2) | fabs) < 1e-9 and .uts.check_every >= 1 and
+    .uts.efficiency > 0 and .uts.efficiency <= 1.0001 and .simulation.wall_s > 0' \
+    <<<"$json" >/dev/null || fail "$pol: $json"
+done
+# Stealing spreads the tree: smallworld keeps most of 16 ranks busy.
+jq -e '.uts.efficiency > 0.3' <<<"$("$bin" --ranks 16 --cores-per-node 8 -t 1 -a 3 -d 10 -b 4 \
+  -r 19 --work-per-rank 0.2 --slice 1e-4 --json)" >/dev/null || fail "smallworld under 0.3"
+[ "$(wc -l <"$tmp/runs.csv")" -eq 5 ] || fail "--csv: header + 4 rows, got $(wc -l <"$tmp/runs.csv")"
+head -1 "$tmp/runs.csv" | grep -q "^ranks,cores_per_node," || fail "--csv header"
+# A fixed node cost: the work per rank follows from it.
+json=$("$bin" --ranks 4 -t 1 -a 3 -d 6 -b 4 -r 19 --node-cost 1e-4 --json) || fail "--node-cost"
+jq -e '.uts.node_cost_s == 1e-4 and ((.uts.work_per_rank_s - 1e-4 * .uts.nodes / 4) | fabs) < 1e-12' \
+  <<<"$json" >/dev/null || fail "--node-cost: $json"
+# The SMPI program only runs under smpirun: it is not a `ballast` subcommand.
+[ ! -e "$(dirname "$bin")/ballast-uts-smpi" ] || fail "ballast-uts-smpi next to ballast"
+
+if "$bin" 2>"$tmp/err"; then fail "missing --ranks accepted"; fi
+grep -q -- "--ranks" "$tmp/err" || fail "error names --ranks"
+# UTS's flags reach UTS, which names them; the ones SMPI cannot run are refused.
+for bad in "--workers 2" "--progress thread" "--node-cost 2" "--slice 0" "--work-per-rank 0" \
+  "--baseline-nodes 100" "--bogus" "-t 7"; do
+  # shellcheck disable=SC2086
+  if "$bin" --ranks 4 $bad 2>"$tmp/err" >/dev/null; then fail "$bad accepted"; fi
+  grep -q -- "${bad%% *}" "$tmp/err" || fail "$bad: flag not named: $(cat "$tmp/err")"
+done
+echo "simulate-uts: ok"

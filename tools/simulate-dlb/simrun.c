@@ -1,0 +1,308 @@
+/* Running a program built by smpicc on a simulated cluster (simrun.h). */
+#include "simrun.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/launch.h"
+#include "common/output.h"
+#include "memwatch.h"
+
+void sim_opts_init(sim_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->plat = (sim_platform){0, 28, 2.4e9, 1e-6, 12.5e9, 3e-7, 1e10};
+  o->cores = o->plat.cores_per_node;
+  /* Probing costs ~1 us at most, once per poll (1 ms slices): 0.1% of the
+   * time, invisible in the results (0.958 vs 0.957 at 128 ranks), while
+   * simulating each probe's cost is a quarter of the simulation's work. */
+  o->probe_cost = 0;
+}
+
+bool sim_parse_cfg(const char *v, void *dest, char *err, size_t n) {
+  sim_opts *o = dest;
+  if (!strchr(v, ':')) {
+    snprintf(err, n, "expected KEY:VALUE, got '%s'", v);
+    return false;
+  }
+  if (o->ncfgs == SIM_MAX_ARGS) {
+    snprintf(err, n, "more than %d settings", SIM_MAX_ARGS);
+    return false;
+  }
+  o->cfgs[o->ncfgs++] = v;
+  return true;
+}
+
+bool sim_forward(const char *arg, void *ctx) {
+  sim_opts *o = ctx;
+  if (o->nfwd == SIM_MAX_ARGS) {
+    fprintf(stderr, "more than %d arguments for the simulated program\n", SIM_MAX_ARGS);
+    return false;
+  }
+  o->fwd[o->nfwd++] = arg;
+  return true;
+}
+
+int sim_opts_finish(sim_opts *o, const char *prog, const char *csv) {
+  o->plat.ranks = o->ranks;
+  o->plat.cores_per_node = o->cores;
+  if (!o->ranks_given) return cli_usage_error(prog, "--ranks: required (number of simulated ranks)");
+  if (csv && !out_check_dir(prog, "--csv", csv)) return 1;
+  return CLI_CONTINUE;
+}
+
+bool sim_find_helper(const char *rel, char *out, size_t n) {
+  char self[PATH_MAX];
+  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (len <= 0) return false;
+  self[len] = '\0';
+  char *slash = strrchr(self, '/');
+  if (!slash) return false;
+  *slash = '\0';
+  int w = snprintf(out, n, "%s/%s", self, rel);
+  return w > 0 && (size_t)w < n && access(out, X_OK) == 0;
+}
+
+/* Run argv with stdout captured into *out (malloc'd, NUL-terminated). */
+static bool run_capture(const char *prog, char **argv, char **out, sim_cost *cost) {
+  int fd[2];
+  if (pipe2(fd, O_CLOEXEC) != 0) return false; /* only the child's stdout stays open in it */
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  /* Its own process group, so that memwatch finds all of it and a signal
+   * to this program reaches all of it (launch.h). */
+  pid_t pid = launch_spawn(prog, argv, fd[1]);
+  close(fd[1]);
+  if (pid < 0) {
+    close(fd[0]);
+    return false;
+  }
+  double peak = 0, next_sample = 0;
+  size_t len = 0, cap = 1 << 16;
+  char *buf = malloc(cap);
+  for (;;) {
+    if (buf && len + 1 == cap) {
+      char *nb = realloc(buf, cap *= 2);
+      if (!nb) {
+        free(buf);
+        buf = NULL;
+      } else {
+        buf = nb;
+      }
+    }
+    /* Sample the memory while waiting for output. Reading the PSS of a
+     * process with thousands of simulated ranks walks all their mappings
+     * and takes a while itself: sample at most every second and at least
+     * 50 sampling times apart, so that it costs the simulation < 2%. */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double t = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+    if (t >= next_sample) {
+      double mb = memwatch_group_pss_mb(pid);
+      if (mb > peak) peak = mb;
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      double took = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec - t;
+      next_sample = t + (50 * took > 1.0 ? 50 * took : 1.0);
+    }
+    struct pollfd pfd = {fd[0], POLLIN, 0};
+    int pr = poll(&pfd, 1, 200);
+    if (pr == 0 || (pr < 0 && errno == EINTR)) continue;
+    char sink[4096];
+    ssize_t r = buf ? read(fd[0], buf + len, cap - len - 1) : read(fd[0], sink, sizeof sink);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    if (buf) len += (size_t)r;
+  }
+  close(fd[0]);
+  int status = launch_wait(pid);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  cost->wall_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  cost->peak_mb = peak;
+  cost->status = status;
+  if (!buf) return false;
+  buf[len] = '\0';
+  *out = buf;
+  return true;
+}
+
+bool sim_run(const char *prog, const sim_opts *o, const char *smpirun, const char *exe,
+             char **out, sim_cost *cost) {
+  *out = NULL;
+  char dir[PATH_MAX];
+  if (!cli_temp_template(dir, sizeof dir, "ballast-simulate") || !mkdtemp(dir)) {
+    fprintf(stderr, "%s: cannot create a temporary directory: %s\n", prog, strerror(errno));
+    return false;
+  }
+  if (!sim_write_platform(&o->plat, dir, prog)) return false;
+
+  /* smpirun [SimGrid settings] program [its flags] --json */
+  char np[32], plat[PATH_MAX + 16], hosts[PATH_MAX + 16], speed[64], iprobe[64], test[64];
+  snprintf(np, sizeof np, "%lld", o->plat.ranks);
+  snprintf(plat, sizeof plat, "%s/platform.xml", dir);
+  snprintf(hosts, sizeof hosts, "%s/hosts.txt", dir);
+  snprintf(speed, sizeof speed, "--cfg=smpi/host-speed:%.17gf", o->plat.core_speed);
+  snprintf(iprobe, sizeof iprobe, "--cfg=smpi/iprobe:%.17g", o->probe_cost);
+  snprintf(test, sizeof test, "--cfg=smpi/test:%.17g", o->probe_cost);
+  char *args[2 * SIM_MAX_ARGS + 32];
+  static char cfgbuf[SIM_MAX_ARGS][512];
+  int k = 0;
+  args[k++] = (char *)smpirun;
+  args[k++] = (char *)"-np";
+  args[k++] = np;
+  args[k++] = (char *)"-platform";
+  args[k++] = plat;
+  args[k++] = (char *)"-hostfile";
+  args[k++] = hosts;
+  args[k++] = speed;
+  /* The simulated program keeps no per-rank state in global variables
+   * (the library's only globals, the log sink, are process-wide by
+   * design), so SMPI need not remap the data segment at every context
+   * switch: it is the largest cost of the simulation otherwise. */
+  args[k++] = (char *)"-no-privatize";
+  /* Only the modelled costs count: MPI calls and the network. CPU time
+   * between MPI calls is not measured, so results do not depend on how
+   * busy this machine is, and polling costs what --probe-cost says, every
+   * time (SimGrid's default makes repeated probes ever dearer). */
+  args[k++] = (char *)"--cfg=smpi/simulate-computation:no";
+  /* Logarithmic collective algorithms, named one by one. SMPI's default
+   * ones are linear (a reduction over thousands of ranks costs the
+   * simulator O(P^2) and is not what MPI libraries run), and its "ompi"
+   * selector makes every new communicator (the balancer's MPI_Comm_dup)
+   * set up SMP-aware collectives with a ring allgather: O(P^2) messages
+   * (bench/steal/smpi-collectives.sh: one MPI_Comm_dup and DLB_Bench's
+   * collectives on 896 ranks, 25 s of simulation against 0.6 s). */
+  static char *const colls[] = {
+      "--cfg=smpi/coll-selector:default", "--cfg=smpi/bcast:binomial_tree",
+      "--cfg=smpi/reduce:binomial",        "--cfg=smpi/allreduce:rdb",
+      "--cfg=smpi/allgather:bruck",        "--cfg=smpi/gather:ompi_binomial",
+      "--cfg=smpi/barrier:ompi_tree"};
+  for (size_t c = 0; c < sizeof colls / sizeof *colls; c++) args[k++] = colls[c];
+  args[k++] = (char *)"--cfg=smpi/grow-injected-times:no";
+  args[k++] = iprobe;
+  args[k++] = test;
+  args[k++] = (char *)"--log=root.thres:warning";
+  args[k++] = (char *)"--log=xbt_cfg.thres:warning";
+  for (int i = 0; i < o->ncfgs; i++) {
+    snprintf(cfgbuf[i], sizeof cfgbuf[i], "--cfg=%s", o->cfgs[i]);
+    args[k++] = cfgbuf[i];
+  }
+  args[k++] = (char *)exe;
+  for (int i = 0; i < o->nfwd; i++) args[k++] = (char *)o->fwd[i];
+  args[k++] = (char *)"--json";
+  args[k] = NULL;
+
+  bool ran = run_capture(prog, args, out, cost);
+  if (!o->keep) {
+    unlink(plat);
+    unlink(hosts);
+    rmdir(dir);
+  } else {
+    fprintf(stderr, "%s: platform and host files kept in %s\n", prog, dir);
+  }
+  return ran;
+}
+
+static void sim_json_platform(json_writer *j, const sim_opts *o) {
+  json_object_begin(j, "platform");
+  json_int(j, "ranks", o->plat.ranks);
+  json_int(j, "nodes", sim_nodes(&o->plat));
+  json_int(j, "cores_per_node", o->plat.cores_per_node);
+  json_double(j, "core_speed", o->plat.core_speed);
+  json_double(j, "latency", o->plat.latency);
+  json_double(j, "bandwidth", o->plat.bandwidth);
+  json_double(j, "intra_latency", o->plat.intra_latency);
+  json_double(j, "intra_bandwidth", o->plat.intra_bandwidth);
+  json_double(j, "probe_cost", o->probe_cost);
+  json_array_begin(j, "smpi_cfg");
+  for (int i = 0; i < o->ncfgs; i++) json_string(j, NULL, o->cfgs[i]);
+  json_array_end(j);
+  json_object_end(j);
+}
+
+static void sim_json_cost(json_writer *j, const sim_cost *cost) {
+  json_object_begin(j, "simulation");
+  json_double(j, "wall_s", cost->wall_s);
+  json_double(j, "peak_mb", cost->peak_mb);
+  json_int(j, "exit_status", cost->status);
+  json_object_end(j);
+}
+
+char *sim_launch(const char *prog, const sim_opts *o, const char *smpirun, const char *helper_rel,
+                 sim_cost *cost) {
+  *cost = (sim_cost){0, 0, 0};
+  char exe[PATH_MAX];
+  if (!sim_find_helper(helper_rel, exe, sizeof exe)) {
+    fprintf(stderr, "%s: %s is missing (build Ballast with SimGrid: Debian libsimgrid-dev)\n", prog,
+            helper_rel);
+    cost->status = 2;
+    return NULL;
+  }
+  char *text = NULL;
+  bool ran = sim_run(prog, o, smpirun, exe, &text, cost);
+  if (launch_signal()) free(text);
+  launch_die(); /* stopped by a signal: the simulation has ended, die of it */
+  return ran ? text : NULL;
+}
+
+void sim_print_json(const sim_opts *o, const char *name, const char *text, const sim_cost *cost,
+                    bool ok) {
+  char key[64];
+  json_writer j;
+  json_init(&j, stdout);
+  json_object_begin(&j, NULL);
+  json_bool(&j, "ok", ok);
+  sim_json_platform(&j, o);
+  snprintf(key, sizeof key, "%s_args", name);
+  json_array_begin(&j, key);
+  for (int i = 0; i < o->nfwd; i++) json_string(&j, NULL, o->fwd[i]);
+  json_array_end(&j);
+  sim_json_cost(&j, cost);
+  if (text)
+    json_raw(&j, name, text);
+  else
+    json_string(&j, name, NULL);
+  json_object_end(&j);
+  json_finish(&j);
+}
+
+FILE *sim_csv_open(const char *prog, const char *path, const char *header) {
+  struct stat sb;
+  bool fresh = stat(path, &sb) != 0 || sb.st_size == 0;
+  FILE *f = fopen(path, "a");
+  if (!f) {
+    fprintf(stderr, "%s: --csv: cannot open %s: %s\n", prog, path, strerror(errno));
+    return NULL;
+  }
+  if (fresh) fputs(header, f);
+  return f;
+}
+
+bool sim_csv_close(const char *prog, const char *path, FILE *f) {
+  bool ok = !ferror(f);
+  if (fclose(f) != 0 || !ok) {
+    fprintf(stderr, "%s: --csv: error writing %s\n", prog, path);
+    return false;
+  }
+  return true;
+}
+
+int sim_finish(const char *prog, const sim_opts *o, const char *name, const char *what, char *text,
+               const sim_cost *cost, bool parsed, bool ok, bool json, void (*table)(void *arg),
+               bool (*csv)(void *arg), void *arg) {
+  if (!ok)
+    fprintf(stderr, "%s: the simulation failed (exit status %d%s%s%s)\n", prog, cost->status,
+            parsed ? "" : ", no ", parsed ? "" : what, parsed ? "" : " result");
+  if (json) sim_print_json(o, name, parsed ? text : NULL, cost, ok);
+  free(text);
+  if (!parsed) return cost->status == 2 ? 2 : 1;
+  if (!json) table(arg);
+  if (csv && !csv(arg)) ok = false;
+  return ok ? 0 : 1;
+}
