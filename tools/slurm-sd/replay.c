@@ -252,8 +252,9 @@ static void live_summary(const rjob *jobs, int64_t n, int64_t nodes, int64_t cpn
   }
 }
 
-static void json_summary(json_writer *j, const char *key, const bal_sched_summary *s) {
-  json_object_begin(j, key);
+/* The figures of a bal_sched_summary under `ballast sched --json`'s keys,
+ * into the object being written. */
+static void json_summary_fields(json_writer *j, const bal_sched_summary *s) {
   json_int(j, "jobs", s->jobs);
   json_double(j, "makespan_s", s->makespan);
   json_double(j, "avg_wait_s", s->avg_wait);
@@ -264,7 +265,6 @@ static void json_summary(json_writer *j, const char *key, const bal_sched_summar
   json_int(j, "malleable_jobs", s->malleable_jobs);
   json_int(j, "mates", s->mates);
   json_int(j, "mate_selections", s->mate_selections);
-  json_object_end(j);
 }
 
 static void row(const char *name, double live, double sim, int decimals) {
@@ -569,17 +569,10 @@ int main(int argc, char **argv) {
     json_double(&j, "start_deviation_mean_s", ndev ? dev_sum / (double)ndev : NAN);
     json_double(&j, "start_deviation_max_s", ndev ? dev_max : NAN);
     /* the live figures at the top level, with the keys of ballast sched --json */
-    json_int(&j, "jobs", live.jobs);
-    json_double(&j, "makespan_s", live.makespan);
-    json_double(&j, "avg_wait_s", live.avg_wait);
-    json_double(&j, "avg_response_s", live.avg_response);
-    json_double(&j, "avg_slowdown", live.avg_slowdown);
-    json_double(&j, "avg_bounded_slowdown", live.avg_bounded_slowdown);
-    json_double(&j, "utilization", live.utilization);
-    json_int(&j, "malleable_jobs", live.malleable_jobs);
-    json_int(&j, "mates", live.mates);
-    json_int(&j, "mate_selections", live.mate_selections);
-    json_summary(&j, "simulator", ss);
+    json_summary_fields(&j, &live);
+    json_object_begin(&j, "simulator");
+    json_summary_fields(&j, ss);
+    json_object_end(&j);
     json_object_end(&j);
     json_finish(&j);
   } else {
