@@ -22,9 +22,14 @@
 #   T3L_WORK=10        (t3l: seconds of work per rank)
 #   SLICE=1e-4         simulated work between two checks (split, poll) of a task
 #   TIMEOUT=1200       seconds a simulation may take before it is stopped
-#   Every run's time constants follow its slice: an idle rank polls (and a
-#   thief waits for its answer) every slice (--poll-interval), and a thief
-#   that found nothing retries within 2.5 slices (--backoff-max)
+#   Every run's time constants follow its slice: a thief waiting for its
+#   answer polls every POLL slices (--poll-interval; an idle rank's naps
+#   start there), and a thief that found nothing retries within BACKOFF
+#   slices (--backoff-max, also the longest nap of an idle rank):
+#   WEAK_POLL=1 WEAK_BACKOFF=2.5   (weak)
+#   T3L_POLL=0.1 T3L_BACKOFF=1     (t3l: a stolen binomial subtree is a few
+#                                   dozen nodes, so a thief's wait counts
+#                                   many times over; docs/BENCHMARKS.md)
 #   EXTRA=""           further UTS flags for every run
 #   NOCSV=1            do not write the CSV (a later call writes it from every run)
 # Output: OUT_DIR/RUN.json and RUN.time per run, OUT_DIR/uts-smpi.csv (one
@@ -42,18 +47,26 @@ T3L_RANKS=${T3L_RANKS:-"28 112 448 1792 3584"}
 WEAK_RANKS=${WEAK_RANKS:-"28 112 448 1792 3584"}
 NODE_COST=${NODE_COST:-3.7e-5}
 T3L_WORK=${T3L_WORK:-10}
+WEAK_POLL=${WEAK_POLL:-1}
+WEAK_BACKOFF=${WEAK_BACKOFF:-2.5}
+T3L_POLL=${T3L_POLL:-0.1}
+T3L_BACKOFF=${T3L_BACKOFF:-1}
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 
-run() { # NAME RANKS SLICE ARGS...
-  local name=$1 ranks=$2 slice=$3
-  shift 3
+slices() { # SLICE FACTOR: FACTOR slices, in seconds
+  awk -v s="$1" -v f="$2" 'BEGIN {printf "%.6g", f * s}'
+}
+
+run() { # NAME RANKS SLICE POLL BACKOFF ARGS... (POLL, BACKOFF in slices)
+  local name=$1 ranks=$2 slice=$3 poll backoff
+  poll=$(slices "$slice" "$4")
+  backoff=$(slices "$slice" "$5")
+  shift 5
   # shellcheck disable=SC2086
-  local backoff
-  backoff=$(awk -v s="$slice" 'BEGIN {printf "%.6g", 2.5 * s}')
   nice -n 10 /usr/bin/time -v -o "$out/$name.time" timeout "$TIMEOUT" \
     "$build/tools/ballast" simulate-uts --ranks "$ranks" "$@" --slice "$slice" \
-    --poll-interval "$slice" --backoff-max "$backoff" $EXTRA --json >"$out/$name.json"
+    --poll-interval "$poll" --backoff-max "$backoff" $EXTRA --json >"$out/$name.json"
   python3 "$here/uts-smpi-row.py" "$out/$name.json" "$out/$name.time"
 }
 
@@ -69,11 +82,11 @@ for study in $STUDIES; do
         # 3 node costs (T3L_WORK x P / 111,345,631 each) or SLICE
         slice=$(awk -v w="$T3L_WORK" -v p="$p" -v s="$SLICE" \
           'BEGIN {c = 3 * w * p / 111345631; printf "%.6g", (c > s ? c : s)}')
-        run "t3l-$p-$pol" "$p" "$slice" -t 0 -b 2000 -q 0.200014 -m 5 -r 7 --policy "$pol" \
+        run "t3l-$p-$pol" "$p" "$slice" "$T3L_POLL" "$T3L_BACKOFF" -t 0 -b 2000 -q 0.200014 -m 5 -r 7 --policy "$pol" \
           --work-per-rank "$T3L_WORK"
       done ;;
     weak) for p in $WEAK_RANKS; do
-        run "weak-$p-$pol" "$p" "$SLICE" -t 1 -a 3 -d 13 -b "$(weak_b "$p")" -r 29 --policy "$pol" \
+        run "weak-$p-$pol" "$p" "$SLICE" "$WEAK_POLL" "$WEAK_BACKOFF" -t 1 -a 3 -d 13 -b "$(weak_b "$p")" -r 29 --policy "$pol" \
           --node-cost "$NODE_COST"
       done ;;
     *) echo "uts-smpi.sh: unknown study $study" >&2; exit 2 ;;

@@ -34,6 +34,15 @@ head -1 "$tmp/runs.csv" | grep -q "^ranks,cores_per_node," || fail "--csv header
 json=$("$bin" --ranks 4 -t 1 -a 3 -d 6 -b 4 -r 19 --node-cost 1e-4 --json) || fail "--node-cost"
 jq -e '.uts.node_cost_s == 1e-4 and ((.uts.work_per_rank_s - 1e-4 * .uts.nodes / 4) | fabs) < 1e-12' \
   <<<"$json" >/dev/null || fail "--node-cost: $json"
+# Time constants not given follow the node cost: a check every 3 nodes, a
+# thief's poll a tenth of that, its back-off at most one slice; given ones stay.
+jq -e '((.uts.slice_s - 3e-4) | fabs) < 1e-12 and .uts.check_every == 3 and
+  ((.uts.poll_interval_s - 3e-5) | fabs) < 1e-12 and ((.uts.backoff_max_s - 3e-4) | fabs) < 1e-12' \
+  <<<"$json" >/dev/null || fail "time constants from the node cost: $json"
+json=$("$bin" --ranks 4 -t 1 -a 3 -d 6 -b 4 -r 19 --node-cost 1e-6 --poll-interval 2e-5 --json) ||
+  fail "--poll-interval"
+jq -e '.uts.slice_s == 1e-4 and .uts.check_every == 100 and .uts.poll_interval_s == 2e-5 and
+  ((.uts.backoff_max_s - 1e-4) | fabs) < 1e-12' <<<"$json" >/dev/null || fail "floor of the slice: $json"
 # The SMPI program only runs under smpirun: it is not a `ballast` subcommand.
 [ ! -e "$(dirname "$bin")/ballast-uts-smpi" ] || fail "ballast-uts-smpi next to ballast"
 

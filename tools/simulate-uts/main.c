@@ -54,7 +54,9 @@ static int parse(int argc, char **argv, opts *o) {
       .flags = flags,
       .epilog = "Every other option goes to UTS (see `ballast uts --help`): -t, -a, -d, -b, -r,\n"
                 "-q, -m, --policy, --seed, ...; and, in the simulation only, --node-cost S,\n"
-                "--work-per-rank S, --slice S (simulated work between two polls, default 0.001).",
+                "--work-per-rank S, --slice S (simulated work between two checks of a task,\n"
+                "default 3 node costs, at least 0.0001). --poll-interval and --backoff-max\n"
+                "default to a tenth of the slice and one slice.",
       .other = sim_forward,
       .other_ctx = &o->sim};
   int rc = cli_parse(&prog, argc, argv);

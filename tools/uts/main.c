@@ -47,6 +47,16 @@
 #define CHECK_EVERY 256
 #define POLL_EVERY 8 /* checks */
 
+/* Under SMPI the time constants follow the node cost (main()); elsewhere
+ * they are the library's defaults. */
+#ifdef BALLAST_SMPI
+#define POLL_INTERVAL_DEFAULT "(default: a tenth of --slice)"
+#define BACKOFF_MAX_DEFAULT "(default: --slice)"
+#else
+#define POLL_INTERVAL_DEFAULT "(default 0.0001)"
+#define BACKOFF_MAX_DEFAULT "(default 0.002)"
+#endif
+
 static const char *const type_names[] = {"binomial", "geometric", "hybrid", NULL};
 static const char *const shape_names[] = {"linear", "expdec", "cyclic", "fixed", NULL};
 static const char *const progress_names[] = {"poll", "thread", NULL};
@@ -127,11 +137,11 @@ static int parse(int argc, char **argv, opts *o) {
   o->policy = "smallworld";
   o->seed = 1;
   o->steal_fraction = 0.5;
+#ifdef BALLAST_SMPI
+  o->work_per_rank = 1; /* slice, poll_interval and backoff_max 0: from the node cost */
+#else
   o->poll_interval = 0.0001;
   o->backoff_max = 0.002;
-#ifdef BALLAST_SMPI
-  o->work_per_rank = 1;
-  o->slice = 0.001;
 #endif
   int64_t depth = o->prm.depth, root_seed = o->prm.root_seed, m = o->prm.m, gran = o->prm.gran;
   const cli_flag flags[] = {
@@ -171,10 +181,11 @@ static int parse(int argc, char **argv, opts *o) {
       CLI_DOUBLE("--steal-fraction", "F", &o->steal_fraction, 1e-9, 1,
                  "share of a victim's waiting tasks taken per theft\n(default 0.5)"),
       CLI_DOUBLE("--poll-interval", "S", &o->poll_interval, 1e-9, 1,
-                 "first sleep of an idle rank's loop (default 0.0001)"),
+                 "first sleep of an idle rank's loop, and a thief's wait\n"
+                 "for its answer " POLL_INTERVAL_DEFAULT),
       CLI_DOUBLE("--backoff-max", "S", &o->backoff_max, 1e-9, 60,
                  "longest back-off of an unlucky thief, and sleep of an\n"
-                 "idle POLL loop (default 0.002)"),
+                 "idle POLL loop " BACKOFF_MAX_DEFAULT),
       CLI_UINT("--seed", "S", &o->seed, "victim-choice seed (default 1)"),
       CLI_CUSTOM("--baseline-nodes", "N", &o->baseline_nodes, parse_baseline,
                  "rank 0 first searches N nodes sequentially to measure the\n"
@@ -191,7 +202,7 @@ static int parse(int argc, char **argv, opts *o) {
                  "seconds of work on average (default 1)"),
       CLI_DOUBLE("--slice", "S", &o->slice, 1e-9, 10,
                  "simulated seconds of work between two checks (split,\n"
-                 "poll) of a task (default 0.001)"),
+                 "poll) of a task (default: 3 node costs, at least 0.0001)"),
 #endif
       CLI_END};
   const cli_program prog = {
@@ -553,6 +564,17 @@ int main(int argc, char **argv) {
   c.node_cost = o.node_cost > 0 ? o.node_cost
                                 : o.work_per_rank * (double)p / (double)(seq.cnt.nodes ? seq.cnt.nodes : 1);
   MPI_Bcast(&c.node_cost, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  /* Time constants not given follow the node cost. A check every 3 nodes,
+   * but no more often than every 0.1 ms of work: each check is a simulated
+   * sleep and a poll, the simulation's main cost. A stolen subtree of a
+   * binomial tree is a few dozen nodes, so what a theft waits for counts
+   * many times over: a thief polls for its answer ten times per slice and
+   * retries within a slice (T3L on 448 ranks: 0.78 efficiency with the
+   * poll at one slice and the back-off at 2.5, 0.91 with these;
+   * docs/BENCHMARKS.md). */
+  if (o.slice == 0) o.slice = fmax(3 * c.node_cost, 1e-4);
+  if (o.poll_interval == 0) o.poll_interval = o.slice / 10;
+  if (o.backoff_max == 0) o.backoff_max = o.slice;
   c.every = llround(o.slice / c.node_cost);
   if (c.every < 1) c.every = 1;
   c.poll_every = 1;
