@@ -141,7 +141,8 @@ typedef struct bal_sched_job {
 } bal_sched_job;
 
 /**
- * Aggregate results over the jobs that ran. When no job ran (an empty
+ * Aggregate results over the jobs that ran (bal_sched_summarize() computes
+ * them from job records). When no job ran (an empty
  * trace, or every job rejected) the figures that average over jobs are
  * undefined and NaN: makespan, avg_wait, avg_response, avg_slowdown,
  * avg_bounded_slowdown and utilization; the counts are 0.
@@ -229,6 +230,31 @@ BAL_API const bal_sched_job *bal_sched_result_jobs(const bal_sched_result *r, in
 
 /** Free a result. NULL is ignored. Thread-safety: safe on distinct results. */
 BAL_API void bal_sched_result_destroy(bal_sched_result *r);
+
+/**
+ * The summary of job outcomes: the figures bal_sched_run() reports, computed
+ * from per-job records, so that outcomes from elsewhere (a live scheduler's
+ * jobs, filled into bal_sched_job records) are measured by the same rules.
+ * Jobs that ran are the records not `rejected`; in record order they give
+ * jobs, makespan, avg_wait, avg_response, avg_slowdown,
+ * avg_bounded_slowdown and utilization (from submit, start, end, runtime
+ * and nodes; NaN when no job ran, as bal_sched_summary says),
+ * malleable_jobs (jobs with mates > 0), mate_selections (the sum of their
+ * mates) and mates (jobs with times_mate > 0); rejected_too_large counts
+ * the rejected records. The simulator's own counts (events, max_queue,
+ * invariant_violations) are set to 0. Records are read as given, not
+ * checked: id, req_time, procs, reservation and malleable are not used.
+ * @param jobs  n records (may be NULL when n is 0); not modified.
+ * @param n     records, >= 0.
+ * @param nodes the machine's nodes, 1 .. #BAL_SCHED_MAX_NODES (utilization's
+ *              denominator).
+ * @param out   receives the summary.
+ * @return BAL_OK; BAL_EINVAL (out NULL, n negative, jobs NULL with n > 0,
+ *         nodes out of range); on error out is untouched. It does not
+ *         allocate. Thread-safety: safe.
+ */
+BAL_API int bal_sched_summarize(const bal_sched_job *jobs, int64_t n, int64_t nodes,
+                                bal_sched_summary *out);
 
 /* ------------------------------------------------------------------------
  * The policy as a decision step: machine state and queue in, decisions out.

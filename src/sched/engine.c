@@ -178,8 +178,6 @@ void bal__sched_start_guest(bal__sched_sim *s, int32_t j, const int32_t *mates, 
   bal__sched_run_insert(s, j);
   for (int i = 0; i < nmates; i++) predict(s, mates[i]);
   resched(s, j);
-  s->malleable_starts++;
-  s->mate_selections += nmates;
   bal_sched_decision *d = record(s, j, BAL_SCHED_START_GUEST);
   d->nmates = nmates;
   for (int i = 0; i < nmates; i++) {

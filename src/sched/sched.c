@@ -187,10 +187,9 @@ static int setup(bal__sched_sim *s, const bal_swf_trace *t, const bal_sched_conf
   return BAL_OK;
 }
 
+/* The per-job records, then the summary from them (bal_sched_summarize(),
+ * the one writer of the formulas) and the simulator's own counts. */
 static void summarize(const bal__sched_sim *s, bal_sched_result *res, const bal_swf_trace *t) {
-  bal_sched_summary *sum = &res->summary;
-  double first = INFINITY, last = -INFINITY, wait = 0, resp = 0, sd = 0, bsd = 0, work = 0;
-  int64_t n = 0;
   for (int32_t i = 0; i < s->njobs; i++) {
     const sjob *jb = &s->jobs[i];
     bal_sched_job *o = &res->jobs[i];
@@ -207,35 +206,10 @@ static void summarize(const bal__sched_sim *s, bal_sched_result *res, const bal_
     o->mates = jb->nmates;
     o->times_mate = jb->times_mate;
     o->rejected = jb->state == JOB_REJECTED;
-    if (o->rejected) {
-      sum->rejected_too_large++;
-      continue;
-    }
-    double r = jb->end - jb->submit;
-    n++;
-    first = fmin(first, jb->submit);
-    last = fmax(last, jb->end);
-    wait += jb->start - jb->submit;
-    resp += r;
-    sd += r / fmax(jb->runtime, 1.0);
-    bsd += fmax(1.0, r / fmax(jb->runtime, 10.0));
-    work += (double)jb->nodes * jb->runtime;
-    if (jb->times_mate > 0) sum->mates++;
   }
-  sum->jobs = n;
-  /* no job ran: the averages are undefined, not 0 (sched.h) */
-  sum->makespan = sum->avg_wait = sum->avg_response = sum->avg_slowdown = NAN;
-  sum->avg_bounded_slowdown = sum->utilization = NAN;
-  if (n > 0) {
-    sum->makespan = last - first;
-    sum->avg_wait = wait / (double)n;
-    sum->avg_response = resp / (double)n;
-    sum->avg_slowdown = sd / (double)n;
-    sum->avg_bounded_slowdown = bsd / (double)n;
-    sum->utilization = sum->makespan > 0 ? work / ((double)s->nodes * sum->makespan) : 0;
-  }
-  sum->malleable_jobs = s->malleable_starts;
-  sum->mate_selections = s->mate_selections;
+  bal_sched_summary *sum = &res->summary;
+  /* cannot fail: s->nodes was validated and the records exist */
+  bal_sched_summarize(res->jobs, s->njobs, s->nodes, sum);
   sum->events = s->events;
   sum->max_queue = s->max_queue;
   sum->invariant_violations = s->violations;

@@ -148,7 +148,7 @@ struct bal__sched_sim {
   uint32_t *fail_epoch;
   uint32_t epoch; /* bumped whenever a job starts or ends */
   /* counters */
-  int64_t events, malleable_starts, mate_selections, violations;
+  int64_t events, violations;
   int32_t max_queue;
   /* called whenever job j starts or its rate changes (the simulator
    * schedules its completion); NULL in a public state */

@@ -204,12 +204,33 @@ static bool collect(rjob *jobs, int64_t n) {
   return all;
 }
 
-/* The metrics of bal_sched_summary (ballast/sched.h), from live outcomes. */
-static void live_summary(const rjob *jobs, int64_t n, int64_t nodes, int64_t cpn,
-                         bal_sched_summary *s, int64_t *lost, int64_t *failed) {
-  memset(s, 0, sizeof *s);
-  double first = INFINITY, last = -INFINITY, wait = 0, resp = 0, sd = 0, bsd = 0, work = 0;
-  int64_t done = 0, *seen = calloc((size_t)n * SD_MAX_MATES + 1, sizeof *seen), nseen = 0;
+/* A job that ran, by its SLURM id: mates are named by SLURM id. */
+typedef struct ran_id {
+  int64_t slurm_id, rec;
+} ran_id;
+
+static int by_slurm_id(const void *a, const void *b) {
+  int64_t x = ((const ran_id *)a)->slurm_id, y = ((const ran_id *)b)->slurm_id;
+  return (x > y) - (x < y);
+}
+
+/* The metrics of bal_sched_summary from live outcomes: the jobs SLURM gave
+ * a start and an end for become the simulator's job records, measured by
+ * bal_sched_summarize(); lost counts the others, failed the ones that ran
+ * but did not complete. times_mate counts the guests that ran, from their
+ * admin comments. BAL_ENOMEM, or BAL_OK. */
+static int live_summary(const rjob *jobs, int64_t n, int64_t nodes, int64_t cpn,
+                        bal_sched_summary *s, int64_t *lost, int64_t *failed) {
+  bal_sched_job *rec = calloc((size_t)n + 1, sizeof *rec);
+  ran_id *ids = calloc((size_t)n + 1, sizeof *ids);
+  int64_t *of = calloc((size_t)n + 1, sizeof *of); /* the rjob of each record */
+  if (!rec || !ids || !of) {
+    free(rec);
+    free(ids);
+    free(of);
+    return BAL_ENOMEM;
+  }
+  int64_t k = 0;
   *lost = *failed = 0;
   for (int64_t i = 0; i < n; i++) {
     const rjob *r = &jobs[i];
@@ -218,38 +239,35 @@ static void live_summary(const rjob *jobs, int64_t n, int64_t nodes, int64_t cpn
       continue;
     }
     if (strcmp(r->state, "COMPLETED")) (*failed)++;
-    double runtime = (double)r->src->runtime, rsp = r->end - r->submit;
-    done++;
-    first = fmin(first, r->submit);
-    last = fmax(last, r->end);
-    wait += r->start - r->submit;
-    resp += rsp;
-    sd += rsp / fmax(runtime, 1.0);
-    bsd += fmax(1.0, rsp / fmax(runtime, 10.0));
-    work += (double)((r->src->procs + cpn - 1) / cpn) * runtime;
-    if (r->nmates > 0) {
-      s->malleable_jobs++;
-      s->mate_selections += r->nmates;
-      for (int k = 0; k < r->nmates && seen; k++) {
-        bool dup = false;
-        for (int64_t q = 0; q < nseen; q++) dup = dup || seen[q] == r->mates[k];
-        if (!dup) seen[nseen++] = r->mates[k];
-      }
+    bal_sched_job *o = &rec[k];
+    o->id = r->src->id;
+    o->submit = (int64_t)r->submit; /* SLURM's whole seconds, less a whole zero */
+    o->runtime = r->src->runtime;
+    o->req_time = r->src->req_time;
+    o->procs = r->src->procs;
+    o->nodes = (r->src->procs + cpn - 1) / cpn;
+    o->start = r->start;
+    o->end = r->end;
+    o->reservation = -1;
+    o->mates = r->nmates;
+    o->malleable = true;
+    ids[k] = (ran_id){r->slurm_id, k};
+    of[k++] = i;
+  }
+  qsort(ids, (size_t)k, sizeof *ids, by_slurm_id);
+  for (int64_t g = 0; g < k; g++) {
+    const rjob *r = &jobs[of[g]];
+    for (int m = 0; m < r->nmates; m++) {
+      ran_id key = {r->mates[m], 0};
+      const ran_id *hit = bsearch(&key, ids, (size_t)k, sizeof *ids, by_slurm_id);
+      if (hit) rec[hit->rec].times_mate++;
     }
   }
-  free(seen);
-  s->mates = nseen;
-  s->jobs = done;
-  s->makespan = s->avg_wait = s->avg_response = s->avg_slowdown = NAN;
-  s->avg_bounded_slowdown = s->utilization = NAN;
-  if (done > 0) {
-    s->makespan = last - first;
-    s->avg_wait = wait / (double)done;
-    s->avg_response = resp / (double)done;
-    s->avg_slowdown = sd / (double)done;
-    s->avg_bounded_slowdown = bsd / (double)done;
-    s->utilization = s->makespan > 0 ? work / ((double)nodes * s->makespan) : 0;
-  }
+  int rc = bal_sched_summarize(rec, k, nodes, s);
+  free(rec);
+  free(ids);
+  free(of);
+  return rc;
 }
 
 /* The figures of a bal_sched_summary under `ballast sched --json`'s keys,
@@ -522,7 +540,11 @@ int main(int argc, char **argv) {
   daemon_pid = 0;
   bal_sched_summary live;
   int64_t lost, failed;
-  live_summary(jobs, n, o.nodes, o.cpus, &live, &lost, &failed);
+  rc = live_summary(jobs, n, o.nodes, o.cpus, &live, &lost, &failed);
+  if (rc != BAL_OK) {
+    fprintf(stderr, "%s: the live figures: %s\n", PROG, bal_strerror(rc));
+    goto out;
+  }
   /* start times against the simulator's */
   int64_t ns;
   const bal_sched_job *sj = bal_sched_result_jobs(sim, &ns);
