@@ -18,10 +18,18 @@ const char *sched_policy_list(char *buf, size_t n, const char *sep) {
   return buf;
 }
 
-bool sched_policy_known(const char *name) {
+const char *sched_policy_help(char *buf, size_t n, const char *dflt) {
+  char names[128];
+  snprintf(buf, n, "%s (default: %s)", sched_policy_list(names, sizeof names, ", "), dflt);
+  return buf;
+}
+
+int sched_check_policy(const char *prog, const char *flag, const char *name) {
   for (int i = 0; bal_sched_policy_name(i); i++)
-    if (!strcmp(name, bal_sched_policy_name(i))) return true;
-  return false;
+    if (!strcmp(name, bal_sched_policy_name(i))) return CLI_CONTINUE;
+  char names[256];
+  return cli_usage_error(prog, "%s: unknown policy '%s' (%s)", flag, name,
+                         sched_policy_list(names, sizeof names, ", "));
 }
 
 bool sched_parse_max_slowdown(const char *v, void *dest, char *err, size_t n) {

@@ -1,5 +1,5 @@
 /* Flags shared by the programs that run sched's policies on a machine
- * (`ballast slurm-sd`, `ballast slurm-replay`): the policy names from
+ * (`ballast sched`, `ballast slurm-sd`, `ballast slurm-replay`): the policy names from
  * bal_sched_policy_name() and SD-Policy's --max-slowdown value. */
 #ifndef BALLAST_TOOLS_SCHED_FLAGS_H
 #define BALLAST_TOOLS_SCHED_FLAGS_H
@@ -27,8 +27,13 @@
 /* The registered policies joined by sep into buf (n bytes); returns buf. */
 const char *sched_policy_list(char *buf, size_t n, const char *sep);
 
-/* True if name is a registered policy. */
-bool sched_policy_known(const char *name);
+/* The help of a --policy flag: the registered policies, then "(default: "
+ * dflt ")", into buf (n bytes); returns buf. */
+const char *sched_policy_help(char *buf, size_t n, const char *dflt);
+
+/* CLI_CONTINUE if name is a registered policy; else the usage error of
+ * program prog naming flag, the value and the registered policies. */
+int sched_check_policy(const char *prog, const char *flag, const char *name);
 
 /* CLI_CUSTOM parser of --max-slowdown into a bal_sched_config: a number,
  * inf or dynamic. */

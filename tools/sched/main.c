@@ -49,8 +49,7 @@ static int parse(int argc, char **argv, sched_opts *o) {
   char policies[128], policy_help[192], usage[256];
   sched_policy_list(policies, sizeof policies, "|");
   snprintf(usage, sizeof usage, "ballast sched [--policy %s] [options] TRACE.swf[.gz]", policies);
-  sched_policy_list(policies, sizeof policies, ", ");
-  snprintf(policy_help, sizeof policy_help, "%s (default: easy; sd is SD-Policy)", policies);
+  sched_policy_help(policy_help, sizeof policy_help, "easy; sd is SD-Policy");
   int runtime_model = 0, core_demand = 0;
   static const char *const models[] = {"ideal", "worst", NULL};
   static const char *const demands[] = {"procs", "node", NULL};
@@ -136,16 +135,9 @@ static int parse(int argc, char **argv, sched_opts *o) {
   if (rc != CLI_CONTINUE) return rc;
   o->cfg.runtime_model = runtime_model ? BAL_SCHED_WORST : BAL_SCHED_IDEAL;
   o->cfg.core_demand = core_demand ? BAL_SCHED_DEMAND_NODE : BAL_SCHED_DEMAND_PROCS;
-  for (int k = 0; k < 2; k++) {
-    const char *p = k ? o->baseline : o->cfg.policy;
-    bool known = false;
-    for (int i = 0; bal_sched_policy_name(i); i++) known |= !strcmp(p, bal_sched_policy_name(i));
-    if (!known) {
-      char names[256];
-      return cli_usage_error(PROG, "%s: unknown policy '%s' (%s)", k ? "--baseline" : "--policy",
-                             p, sched_policy_list(names, sizeof names, ", "));
-    }
-  }
+  if ((rc = sched_check_policy(PROG, "--policy", o->cfg.policy)) != CLI_CONTINUE ||
+      (rc = sched_check_policy(PROG, "--baseline", o->baseline)) != CLI_CONTINUE)
+    return rc;
   if (o->swf.from > o->swf.to) return cli_usage_error(PROG, "--from must not be after --to");
   if (from_index >= 0 && o->scale.from_id >= 0)
     return cli_usage_error(PROG, "--from-job and --from-index are exclusive");

@@ -459,9 +459,8 @@ static int parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
   bal_sched_config_init(&o->cfg);
   o->poll_ms = 200;
-  char policies[128], policy_help[192];
-  sched_policy_list(policies, sizeof policies, ", ");
-  snprintf(policy_help, sizeof policy_help, "%s (default: easy; sd is SD-Policy)", policies);
+  char policy_help[192];
+  sched_policy_help(policy_help, sizeof policy_help, "easy; sd is SD-Policy");
   static const char *const demands[] = {"procs", "node", NULL};
   const cli_flag flags[] = {
       CLI_SECTION("Policy (as `ballast sched`):"),
@@ -496,9 +495,7 @@ static int parse(int argc, char **argv, opts *o) {
                 "hold), hold, adopt (after a restart), error."};
   int rc = cli_parse(&prog, argc, argv);
   if (rc != CLI_CONTINUE) return rc;
-  if (!sched_policy_known(o->cfg.policy))
-    return cli_usage_error(PROG, "--policy: unknown policy '%s' (%s)", o->cfg.policy, policies);
-  return CLI_CONTINUE;
+  return sched_check_policy(PROG, "--policy", o->cfg.policy);
 }
 
 int main(int argc, char **argv) {

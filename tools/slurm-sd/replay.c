@@ -318,9 +318,8 @@ static int parse(int argc, char **argv, opts *o) {
   o->probes = 3;
   o->runtime_model = 1;
   o->timeout = 0;
-  char policies[128], policy_help[192];
-  sched_policy_list(policies, sizeof policies, ", ");
-  snprintf(policy_help, sizeof policy_help, "%s (default: sd)", policies);
+  char policy_help[192];
+  sched_policy_help(policy_help, sizeof policy_help, "sd");
   static const char *const models[] = {"ideal", "worst", NULL};
   const cli_flag flags[] = {
       CLI_SECTION("Window (bal_swf_scale):"),
@@ -372,8 +371,7 @@ static int parse(int argc, char **argv, opts *o) {
   int rc = cli_parse(&prog, argc, argv);
   if (rc != CLI_CONTINUE) return rc;
   if (!o->trace) return cli_usage_error(PROG, "missing TRACE (see --help)");
-  if (!sched_policy_known(o->cfg.policy))
-    return cli_usage_error(PROG, "--policy: unknown policy '%s' (%s)", o->cfg.policy, policies);
+  if ((rc = sched_check_policy(PROG, "--policy", o->cfg.policy)) != CLI_CONTINUE) return rc;
   if ((o->nodes > 0) != (o->cpus > 0))
     return cli_usage_error(PROG, "--nodes and --cpus go together");
   if (o->out_dir && !out_check_dir_itself(PROG, "--out-dir", o->out_dir)) return 2;
