@@ -137,11 +137,10 @@ static int parse(int argc, char **argv, opts *o) {
   o->policy = "smallworld";
   o->seed = 1;
   o->steal_fraction = 0.5;
+  /* poll_interval and backoff_max 0: bal_steal_config_init()'s, or under
+   * SMPI (with slice 0) from the node cost (main()). */
 #ifdef BALLAST_SMPI
-  o->work_per_rank = 1; /* slice, poll_interval and backoff_max 0: from the node cost */
-#else
-  o->poll_interval = 0.0001;
-  o->backoff_max = 0.002;
+  o->work_per_rank = 1;
 #endif
   int64_t depth = o->prm.depth, root_seed = o->prm.root_seed, m = o->prm.m, gran = o->prm.gran;
   const cli_flag flags[] = {
@@ -588,8 +587,10 @@ int main(int argc, char **argv) {
   cfg.workers = (int)o.workers;
   cfg.seed = o.seed;
   cfg.steal_fraction = o.steal_fraction;
-  cfg.poll_interval_s = o.poll_interval;
-  cfg.backoff_max_s = o.backoff_max;
+  if (o.poll_interval > 0) cfg.poll_interval_s = o.poll_interval;
+  if (o.backoff_max > 0) cfg.backoff_max_s = o.backoff_max;
+  o.poll_interval = cfg.poll_interval_s; /* as reported by --json */
+  o.backoff_max = cfg.backoff_max_s;
   pthread_mutex_init(&c.mu, NULL);
   int rc = bal_steal_create(MPI_COMM_WORLD, &cfg, &c.s);
   if (rc != BAL_OK) {
