@@ -16,6 +16,8 @@
  * (BALLAST_HAVE_STEAL, BALLAST_HAVE_REBALANCE in ballast/features.h) and
  * <mpi.h> is reachable (compile with mpicc); otherwise include them yourself.
  *
+ *  - ballast/share.h : SD-Policy's sharing rule, shared by sched, node and SLURM
+ *
  * Common: ballast/error.h (status codes), ballast/log.h (diagnostics),
  * ballast/version.h (versions), ballast/features.h (optional modules).
  */
@@ -30,6 +32,7 @@
 #include <ballast/overlay.h>
 #include <ballast/swf.h>
 #include <ballast/sched.h>
+#include <ballast/share.h>
 #include <ballast/node.h>
 #include <ballast/features.h>
 
