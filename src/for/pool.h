@@ -1,5 +1,55 @@
-/* Private: the pool's layout, shared by pool.c (threads, dispatch) and
- * loop.c (the balanced loop each worker runs). */
+/* Private: the state of a `for` pool, shared by the files of the module (a
+ * parallel loop balanced by lock-free work stealing on index ranges):
+ *   pool.c    public API of pools: create (size from BALLAST_NUM_THREADS or
+ *             the CPUs, placement from BALLAST_BIND), destroy, size; the
+ *             background threads, how they wait for a call, join and leave
+ *             it (bal__for_pool_dispatch)
+ *   loop.c    bal_for(): argument checks, the initial deal, and the loop
+ *             every worker runs (bal__for_work): take, steal, finish
+ *   layout.h  the deal: which blocks of the loop each worker starts with,
+ *             and which loop indices an offset of a range names
+ *   range.h   one worker's remaining range in one atomic word: the owner's
+ *             take (fetch_add) and the thief's half (CAS)
+ *   follow.c  pools attached to a node registry (ballast/node.h): one
+ *             shared attachment per process, polling, adopting a new mask
+ *             (active workers, rebinding)
+ *   bind.c    BALLAST_BIND placement of background workers (hwloc if
+ *             present, bind.h)
+ *   stats.c   bal_for_last_stats()
+ *
+ * The life of one index range. bal_for(pool, begin, end, grain, body, arg)
+ * (loop.c) takes call_lock, so calls on one pool run one at a time, and
+ * writes the call: [begin, end) in units (one index per unit, several when
+ * the loop exceeds 2^31 indices), the smallest piece (the grain, or one
+ * unit when grain 0 asks for adaptive chunks). An attached pool first polls
+ * its registry (bal__for_follow, follow.c) so the loop is dealt to the
+ * workers active now. bal__for_layout_init (layout.h) cuts the units into
+ * blocks dealt in rounds, and each worker's blocks become its initial range
+ * in ranges[] (range.h), `remaining` counting every unit.
+ * bal__for_pool_dispatch (pool.c) opens the call and wakes the background
+ * workers, which join it (join_call) while the caller works as worker 0.
+ * Every worker runs bal__for_work: it drains its own range from the low end
+ * (bal__for_range_take) in chunks of the grain or, with grain 0, chunks
+ * sized so that one body call lasts about 20 us (run_chunk), mapping each
+ * chunk to loop indices one block at a time (bal__for_layout_piece); when
+ * it runs dry it steals
+ * (steal_round): the upper half of a random victim's range in one CAS
+ * (bal__for_range_steal), which becomes the thief's own range and can be
+ * stolen again. Finished units are subtracted from `remaining` once per
+ * range drained. After a few rounds that find every range empty a
+ * background worker leaves the call; the caller waits (wait_for_completion)
+ * until `remaining` is 0, then closes the call and waits for the last
+ * participants to leave, so the call's state can be reused.
+ *
+ * The node mask. An attached pool (bal_pool_config.node, or BALLAST_NODE=1)
+ * polls its registry at bal_for() entry and, inside a call, between chunks
+ * at most every BAL__FOR_POLL_INTERVAL_NS (bal__for_follow_tick). A new mask
+ * sets `active` (workers [active, size) park, the others run) and bumps
+ * layout_version, so workers rebind within the mask on a real-CPU registry.
+ * A worker parked in the middle of a call leaves its range behind for
+ * the thieves, who take it whole, last short grain included, since its
+ * owner takes nothing more (bal__for_range_steal_all); a grow wakes parked
+ * workers, which join the running call as thieves. */
 #ifndef BALLAST_FOR_POOL_H
 #define BALLAST_FOR_POOL_H
 

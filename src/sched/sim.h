@@ -1,7 +1,10 @@
 /* Private map of the sched module.
  *
  *  sched.c      public entry points: configuration and its settings, setup of
- *               a simulation from a trace, the result and its summary
+ *               a simulation from a trace, the result (its summary computed
+ *               by summary.c)
+ *  summary.c    bal_sched_summarize(): the one writer of the summary
+ *               metrics, for the simulator and for live outcomes
  *  engine.c     the scheduler's state, shared by the simulator and the
  *               public decision step: queueing, starting and ending jobs,
  *               node accounting, progress rates of shrunk jobs (runtime
@@ -20,6 +23,8 @@
  *               for sd and its variants
  *  policy.c     the registry of policies; fcfs.c, easy.c, sd.c the policies
  *  swf_parse.c, swf_read.c   the SWF reader (swf_internal.h)
+ *  swf_scale.c  bal_swf_scale(): a trace window on a smaller, faster
+ *               machine (replays and their simulation)
  *
  * The life of one job: setup() copies it from the trace (PENDING, or
  * REJECTED if larger than the machine); the loop queues it at its submit
