@@ -38,6 +38,7 @@
 
 #include <ballast/defs.h>
 #include <ballast/error.h>
+#include <ballast/share.h>
 #include <ballast/swf.h>
 
 BAL_BEGIN_DECLS
@@ -100,9 +101,12 @@ typedef struct bal_sched_config {
   double max_slowdown;     /**< sd: mates with predicted slowdown >= this are excluded
                                 (> 0); INFINITY = no cut-off (default 10) */
   bool dynamic_max_slowdown; /**< sd: cut-off = mean predicted slowdown of running jobs */
-  double sharing_factor;   /**< sd: fraction of a mate's cores lent to the guest, (0,1) (0.5);
-                                a mate keeps at least one core per rank it has on the
-                                node, as ballast/node.h's rule (see ranks_per_node) */
+  double sharing_factor;   /**< sd: fraction of a mate's cores lent to the guest, in
+                                #BAL_SHARE_FACTOR_RANGE (#BAL_SHARE_FACTOR_DEFAULT); a
+                                mate lends bal_share_lend() of its cores: it keeps at
+                                least one core per rank it has on the node, as
+                                ballast/node.h's rule (see ranks_per_node), so at 1 it
+                                lends all but those */
   int64_t ranks_per_node;  /**< sd: MPI ranks a job runs per node, which a log does not
                                 record: the floor of the sharing rule. k >= 1: at most k
                                 (hybrid MPI + threads; malleability comes from the
@@ -170,7 +174,7 @@ typedef struct bal_sched_result bal_sched_result;
 
 /**
  * Defaults: policy "easy", machine unset (0), max_mates 2, max_slowdown 10,
- * static cut-off, sharing_factor 0.5, ideal runtime model, core demand
+ * static cut-off, sharing_factor #BAL_SHARE_FACTOR_DEFAULT (0.5), ideal runtime model, core demand
  * procs, every job malleable, seed 1, one rank per node, no progress
  * callback, no settings.
  * @return BAL_OK; BAL_EINVAL if cfg is NULL. Thread-safety: safe.
@@ -277,8 +281,8 @@ BAL_API int bal_sched_summarize(const bal_sched_job *jobs, int64_t n, int64_t no
  *  - a guest's limit is its requested time divided by its worst-served
  *    node's speed: req / f with f = min over its mates of
  *    min(1, lent / demand), lent = the cores that mate lends per node
- *    (floor(sharing_factor × cores_per_node), less when the mate must keep
- *    a core per rank: ranks_per_node) and demand = the cores the guest uses
+ *    (bal_share_lend(): floor(sharing_factor × cores_per_node), less when
+ *    the mate must keep a core per rank: ranks_per_node) and demand = the cores the guest uses
  *    per node. For a guest using every core of its nodes and
  *    sharing_factor × cores_per_node whole this is the paper's
  *    req / SharingFactor;

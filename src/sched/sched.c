@@ -21,7 +21,7 @@ int bal_sched_config_init(bal_sched_config *cfg) {
   cfg->policy = "easy";
   cfg->max_mates = 2;
   cfg->max_slowdown = 10.0;
-  cfg->sharing_factor = 0.5;
+  cfg->sharing_factor = BAL_SHARE_FACTOR_DEFAULT;
   cfg->runtime_model = BAL_SCHED_IDEAL;
   cfg->malleable_fraction = 1.0;
   cfg->ranks_per_node = 1;
@@ -33,7 +33,7 @@ static bool valid(const bal_sched_config *c) {
   return c->nodes > 0 && c->nodes <= BAL_SCHED_MAX_NODES && c->cores_per_node > 0 &&
          c->cores_per_node <= BAL_SCHED_MAX_NODES && c->max_mates >= 1 &&
          c->max_mates <= BAL_SCHED_MAX_MATES && c->max_slowdown > 0 && !isnan(c->max_slowdown) &&
-         c->sharing_factor > 0 && c->sharing_factor < 1 &&
+         bal_share_factor_valid(c->sharing_factor) &&
          ((int)c->runtime_model == BAL_SCHED_IDEAL || (int)c->runtime_model == BAL_SCHED_WORST) &&
          ((int)c->core_demand == BAL_SCHED_DEMAND_PROCS ||
           (int)c->core_demand == BAL_SCHED_DEMAND_NODE) &&
@@ -106,7 +106,10 @@ int bal__sched_init(bal__sched_sim *s, const bal_sched_config *cfg) {
   s->policy = policy;
   s->nodes = cfg->nodes;
   s->cpn = cfg->cores_per_node;
-  s->guest_cores = (int64_t)floor(cfg->sharing_factor * (double)cfg->cores_per_node);
+  /* The most a mate lends per node: the sharing rule for a mate of one
+   * rank. Below SF = 1 that is floor(SF × cpn), always < cpn; at SF = 1
+   * the rank's core caps it at cpn − 1. */
+  s->guest_cores = bal_share_lend(cfg->sharing_factor, cfg->cores_per_node, 1);
   s->epoch = 1;
   return configure_policy(s, cfg);
 }

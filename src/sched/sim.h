@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include <ballast/sched.h>
+#include <ballast/share.h>
 
 enum { JOB_PENDING, JOB_WAITING, JOB_RUNNING, JOB_DONE, JOB_REJECTED };
 
@@ -50,9 +51,9 @@ typedef struct sjob {
   double submit, runtime, req;
   int64_t nodes;
   int64_t demand;   /* cores it uses per node when unshrunk: min(cpn, ceil(procs/nodes)) */
-  int64_t lend;     /* cores per node it lends as a mate: min(guest_cores, cpn − its
-                       procs per node), the floor of a core per rank that ballast/node.h's
-                       rule applies; < 1: never a mate */
+  int64_t lend;     /* cores per node it lends as a mate: bal_share_lend(SF, cpn, its
+                       ranks per node), the rule ballast/node.h applies too; 0: never
+                       a mate */
   bool malleable;
   /* dynamic */
   int state;
@@ -115,7 +116,8 @@ struct bal__sched_sim {
   sjob *jobs;
   int32_t njobs;
   int64_t nodes, cpn;
-  int64_t guest_cores; /* cores per node a mate lends at most: floor(SF * cpn) */
+  int64_t guest_cores; /* cores per node a mate lends at most: bal_share_lend(SF, cpn, 1),
+                          floor(SF * cpn) below SF = 1, cpn − 1 at it */
   double now;
   int64_t free_nodes;
   /* wait queue, FCFS order (indices into jobs) */

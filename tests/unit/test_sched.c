@@ -200,6 +200,37 @@ static void sd_mates_keep_a_core_per_rank(void **state) {
   bal_sched_result_destroy(r);
 }
 
+/* SF = 1, the top of ballast/share.h's range: a mate lends all its cores
+ * but one per rank. One 4-core node, A (4 procs, one rank: the default
+ * model) lends min(4, 4 - 1) = 3; G needs the node's 4 cores and gets 3:
+ * 100 / 0.75 = 133.3 s, from 10. A keeps 1 core (0.25 of its pace) as long:
+ * it loses 133.3 x 0.75 = 100 s and ends at 1100. At SF 0.5 the same A
+ * lends 2 and G takes 200 s. On 1-core nodes even SF = 1 lends nothing
+ * (the rank keeps the core): G waits for A. */
+static void sd_sharing_factor_one(void **state) {
+  (void)state;
+  const char *text = JOB(1, 0, 1000, 4, 1000) JOB(2, 10, 100, 4, 100);
+  bal_sched_config cfg;
+  bal_sched_config_init(&cfg);
+  cfg.core_demand = BAL_SCHED_DEMAND_NODE;
+  cfg.sharing_factor = 1.0;
+  bal_sched_result *r = simulate(text, "sd", 1, 4, &cfg);
+  ASSERT_RUN(r, 2, 10, 10 + 400.0 / 3.0);
+  ASSERT_RUN(r, 1, 0, 1100);
+  assert_int_equal(job(r, 2)->mates, 1);
+  bal_sched_result_destroy(r);
+  cfg.sharing_factor = 0.5;
+  r = simulate(text, "sd", 1, 4, &cfg);
+  ASSERT_RUN(r, 2, 10, 210);
+  ASSERT_RUN(r, 1, 0, 1100);
+  bal_sched_result_destroy(r);
+  cfg.sharing_factor = 1.0;
+  r = simulate(JOB(1, 0, 1000, 1, 1000) JOB(2, 10, 100, 1, 100), "sd", 1, 1, &cfg);
+  ASSERT_RUN(r, 2, 1000, 1100);
+  assert_int_equal(bal_sched_result_summary(r)->malleable_jobs, 0);
+  bal_sched_result_destroy(r);
+}
+
 /* As above but M1 really runs only 50 s (requested 1000, so it is still a
  * mate): it ends at 50, unslowed. G has done 40 x 0.3125 = 12.5 s of its
  * 100 by then and gets M1's node whole. Ideal model (Eq. 5): rate (1 + 3 x
@@ -348,7 +379,11 @@ static void arguments_are_checked(void **state) {
   cfg.policy = "lottery";
   assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
   cfg.policy = "sd";
-  cfg.sharing_factor = 1.0;
+  cfg.sharing_factor = 1.5;
+  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
+  cfg.sharing_factor = 0.0;
+  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
+  cfg.sharing_factor = NAN;
   assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
   cfg.sharing_factor = 0.5;
   cfg.max_mates = 0;
@@ -583,6 +618,7 @@ int main(void) {
       cmocka_unit_test(bounded_slowdown_and_zero_runtime),
       cmocka_unit_test(sd_two_mates),
       cmocka_unit_test(sd_mates_keep_a_core_per_rank),
+      cmocka_unit_test(sd_sharing_factor_one),
       cmocka_unit_test(sd_ranks_per_node_model),
       cmocka_unit_test(sd_runtime_models),
       cmocka_unit_test(sd_core_demand),

@@ -10,6 +10,7 @@
 #include "common/cli.h"
 #include "common/output.h"
 #include "common/sched_flags.h"
+#include "common/share_flag.h"
 #include "core/clock.h"
 #include "sched_tool.h"
 
@@ -95,9 +96,7 @@ static int parse(int argc, char **argv, sched_opts *o) {
       CLI_CUSTOM("--max-slowdown", "X", &o->cfg, sched_parse_max_slowdown,
                  "sd: mate cut-off: a number (10), inf or dynamic\n"
                  "(mean predicted slowdown of running jobs)"),
-      {.kind = CLI_KIND_DOUBLE, .name = "--sharing-factor", .metavar = "F",
-       .dest = &o->cfg.sharing_factor, .dmin = 0, .dmax = 1, .open_min = true, .open_max = true,
-       .help = "sd: fraction of a mate's cores lent, (0,1) (0.5)"},
+      SHARE_FACTOR_FLAG(&o->cfg.sharing_factor, "sd: fraction of a mate's cores lent"),
       CLI_CHOICE("--runtime-model", "M", &runtime_model, models,
                  "sd: how shrinking stretches jobs: ideal (default)\n"
                  "or worst (predictions always use worst)"),
