@@ -98,8 +98,12 @@ static int parse(int argc, char **argv, sched_opts *o) {
                  "(mean predicted slowdown of running jobs)"),
       SHARE_FACTOR_FLAG(&o->cfg.sharing_factor, "sd: fraction of a mate's cores lent"),
       CLI_CHOICE("--runtime-model", "M", &runtime_model, models,
-                 "sd: how shrinking stretches jobs: ideal (default)\n"
-                 "or worst (predictions always use worst)"),
+                 "sd: how shrinking stretches jobs: ideal (default: a\n"
+                 "job moves at its nodes' mean pace, as one that balances\n"
+                 "its work does; the published figures' model) or worst\n"
+                 "(its slowest node sets its pace: slurm-replay's default,\n"
+                 "as its test jobs end with their slowest node);\n"
+                 "predictions always use worst"),
       CLI_CHOICE("--core-demand", "D", &core_demand, demands,
                  "sd: cores a job uses per node unshrunk: procs\n"
                  "(ceil(procs / nodes), default) or node (all)"),
