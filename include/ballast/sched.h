@@ -485,6 +485,18 @@ BAL_API int64_t bal_sched_state_free_nodes(const bal_sched_state *st);
  */
 BAL_API const char *bal_sched_policy_name(int i);
 
+/**
+ * Does the named policy share nodes: start jobs malleably next to running
+ * mates, as `sd` does? The fields marked "sd:" in bal_sched_config matter
+ * only to such a policy, so a tool reports them by this property rather
+ * than by the policy's name.
+ * @param name a policy name (bal_sched_policy_name()).
+ * @return true for a sharing policy; false for another, an unknown name or
+ *         NULL.
+ * Thread-safety: safe.
+ */
+BAL_API bool bal_sched_policy_shares(const char *name);
+
 BAL_END_DECLS
 
 #endif /* BALLAST_SCHED_H */

@@ -460,6 +460,13 @@ static void policy_registry(void **state) {
     bal_sched_result_destroy(r);
   }
   assert_true(n >= 3); /* fcfs, easy, sd at least */
+  /* sharing is a property of the policy, not of its name */
+  assert_true(bal_sched_policy_shares("sd"));
+  assert_false(bal_sched_policy_shares("easy"));
+  assert_false(bal_sched_policy_shares("fcfs"));
+  assert_false(bal_sched_policy_shares("sdx"));
+  assert_false(bal_sched_policy_shares(""));
+  assert_false(bal_sched_policy_shares(NULL));
   assert_null(bal_sched_policy_name(n));
   assert_null(bal_sched_policy_name(-1));
   bal_swf_trace_destroy(t);

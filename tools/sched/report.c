@@ -31,7 +31,7 @@ void sched_print_table(const sched_opts *o, const bal_swf_trace *t, const bal_sc
   printf("machine        %lld nodes x %lld cores\n", (long long)c->nodes,
          (long long)c->cores_per_node);
   printf("policy         %s", c->policy);
-  if (!strcmp(c->policy, "sd")) {
+  if (bal_sched_policy_shares(c->policy)) {
     char ms[32];
     max_slowdown_text(c, ms, sizeof ms);
     printf(" (max mates %lld, max slowdown %s, sharing factor %g, runtime model %s,\n"
