@@ -53,6 +53,11 @@ def make_fixtures(d):
     write("image.png", b"\x89PNG\r\n\x1a\n" + bytes(200), "wb")
     write("nan.swf", "; MaxNodes: 8\n; MaxProcs: 8\n1 0 0 nan 2 -1 -1 2 200 -1 1 1 1 -1 1 1 -1 -1\n")
     write("huge.swf", "; MaxNodes: 8\n; MaxProcs: 8\n1 0 0 1234567890123456789 2 -1 -1 2 200 -1 1 1 1 -1 1 1 -1 -1\n")
+    # 18 digits, still 9e17 or more: "too large" as 9e17 is (swf.h)
+    write("big18.swf", "; MaxNodes: 8\n; MaxProcs: 8\n1 0 0 999999999999999999 2 -1 -1 2 200 -1 1 1 1 -1 1 1 -1 -1\n")
+    write("negbig18.swf", "; MaxNodes: 8\n; MaxProcs: 8\n1 0 0 -999999999999999999 2 -1 -1 2 200 -1 1 1 1 -1 1 1 -1 -1\n")
+    # a line past BAL_SWF_MAX_LINE (65536 bytes), then a valid job
+    write("longline.swf", "; MaxNodes: 8\n; MaxProcs: 8\n" + "1" * 70000 + "\n" + TINY_SWF.split("\n", 2)[2])
     write("short.swf", "; MaxNodes: 8\n; MaxProcs: 8\n1 0 0 100 2\n")
     write("noheader.swf", TINY_SWF.split("\n", 2)[2])
     write(b"tr\xffce.swf", TINY_SWF)  # a file name that is not UTF-8

@@ -244,8 +244,12 @@ int main(int argc, char **argv) {
     if (rc == BAL_EFORMAT && err.line == 0) /* lenient, and nothing was SWF */
       fprintf(stderr, "%s: %s: %s\n", PROG, o.trace, err.message);
     else if (rc == BAL_EFORMAT)
-      fprintf(stderr, "%s: %s:%lld: %s (use --lenient to skip malformed lines)\n", PROG,
-              o.trace, (long long)err.line, err.message);
+      /* --lenient helps with a malformed line, not with an overlong one
+       * (refused in both modes, swf.h's "line longer than" message) */
+      fprintf(stderr, "%s: %s:%lld: %s%s\n", PROG, o.trace, (long long)err.line, err.message,
+              o.swf.lenient || !strncmp(err.message, "line longer than", 16)
+                  ? ""
+                  : " (use --lenient to skip malformed lines)");
     else
       fprintf(stderr, "%s: %s: %s%s%s\n", PROG, o.trace, bal_strerror(rc),
               err.message[0] ? ": " : "", err.message);
