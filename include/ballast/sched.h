@@ -200,6 +200,31 @@ BAL_API int bal_sched_config_init(bal_sched_config *cfg);
 BAL_API int bal_sched_config_set(bal_sched_config *cfg, const char *key, const char *value);
 
 /**
+ * Check one policy setting before a run, for a caller that wants to name
+ * what is wrong: is `key` a setting of a registered policy, and `value`
+ * one it takes? bal_sched_run() applies the same check to the settings of
+ * the policy it runs.
+ * @param key      `<policy>.<name>`, as for bal_sched_config_set().
+ * @param value    the value to check.
+ * @param accepted optional; receives, for a known key, the values it takes
+ *                 as text ("nodes, sum"; static, never freed), else NULL.
+ * @return BAL_OK; BAL_ENOTFOUND (no registered policy of that name, or a
+ *         setting it does not have: bal_sched_setting_name() lists them);
+ *         BAL_EINVAL (NULL key or value, malformed or too long key or
+ *         value, or a value the setting does not take); BAL_ENOMEM.
+ * Thread-safety: safe.
+ */
+BAL_API int bal_sched_setting_check(const char *key, const char *value, const char **accepted);
+
+/**
+ * Name the i-th setting (0-based) of a policy, without the "<policy>."
+ * prefix ("mate_cost" for "sd"), for listings and messages.
+ * @return the name, or NULL when the policy is unknown or has no i-th one.
+ * Thread-safety: safe.
+ */
+BAL_API const char *bal_sched_setting_name(const char *policy, int i);
+
+/**
  * Look up a policy setting.
  * @return its value (valid while cfg is unchanged), or NULL if cfg or key is
  *         NULL or the key is not set. Thread-safety: safe.

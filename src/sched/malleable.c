@@ -3,8 +3,8 @@
  * malleability (static start estimate + requested time) and with it (start
  * now, requested time stretched by the worst-case model, Eq. 6: the guest
  * gets what ballast/share.h's rule lends per node, less on a mate that
- * keeps more than one core for its ranks); when sharing ends earlier, pick mates (mates.c) and start
- * it inside their nodes. Shared by sd and
+ * keeps more than one core for its ranks); when sharing ends earlier,
+ * pick mates (mates.c) and start it inside their nodes. Shared by sd and
  * its variants, which call it from their own bal__sched_malleable_fn. */
 #include <math.h>
 

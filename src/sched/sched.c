@@ -79,6 +79,33 @@ const char *bal_sched_config_get(const bal_sched_config *cfg, const char *key) {
   return st ? st->value : NULL;
 }
 
+const char *bal_sched_setting_name(const char *policy, int i) {
+  const bal__sched_policy *p = bal__sched_policy_find(policy, -1);
+  if (!p || !p->settings || i < 0) return NULL;
+  for (int k = 0; p->settings[k].name; k++)
+    if (k == i) return p->settings[k].name;
+  return NULL;
+}
+
+int bal_sched_setting_check(const char *key, const char *value, const char **accepted) {
+  if (accepted) *accepted = NULL;
+  if (!key || !value) return BAL_EINVAL;
+  const char *dot = setting_dot(key);
+  if (!dot || strnlen(value, BAL_SCHED_SETTING_LEN) >= BAL_SCHED_SETTING_LEN) return BAL_EINVAL;
+  const bal__sched_policy *p = bal__sched_policy_find(key, dot - key);
+  if (!p || !p->settings || !p->configure) return BAL_ENOTFOUND;
+  const bal__sched_setting_info *info = p->settings;
+  while (info->name && strcmp(info->name, dot + 1) != 0) info++;
+  if (!info->name) return BAL_ENOTFOUND;
+  if (accepted) *accepted = info->values;
+  /* the policy's own parser, on a scratch state: the run will agree */
+  void *scratch = p->state_size > 0 ? calloc(1, p->state_size) : NULL;
+  if (p->state_size > 0 && !scratch) return BAL_ENOMEM;
+  int rc = p->configure(scratch, dot + 1, value) == BAL_OK ? BAL_OK : BAL_EINVAL;
+  free(scratch);
+  return rc;
+}
+
 /* Hand the settings of the running policy to it; a setting naming no
  * policy, or one its policy rejects, is BAL_EINVAL. */
 static int configure_policy(bal__sched_sim *s, const bal_sched_config *cfg) {

@@ -86,6 +86,13 @@ typedef struct event {
 
 typedef struct bal__sched_sim bal__sched_sim;
 
+/* One setting a policy takes, for bal_sched_setting_check()'s answers:
+ * its name (after "<policy>.") and the values it takes, as text. */
+typedef struct bal__sched_setting_info {
+  const char *name;   /* "mate_cost"; NULL ends a table */
+  const char *values; /* "nodes, sum" */
+} bal__sched_setting_info;
+
 /* A policy: schedule() is called after the events of each instant and
  * starts jobs with bal__sched_start_static(), bal__sched_start_guest() or
  * bal__sched_start_malleable(). */
@@ -97,6 +104,8 @@ typedef struct bal__sched_policy {
   /* One of its settings, "<name>.<key>" = value, before the run; BAL_OK or
    * BAL_EINVAL for a key or value it does not take. NULL: it takes none. */
   int (*configure)(void *state, const char *key, const char *value);
+  /* The keys configure() takes, ending with a NULL name; NULL: none. */
+  const bal__sched_setting_info *settings;
   void (*schedule)(bal__sched_sim *s);
 } bal__sched_policy;
 

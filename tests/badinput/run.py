@@ -58,6 +58,10 @@ def make_fixtures(d):
     write("negbig18.swf", "; MaxNodes: 8\n; MaxProcs: 8\n1 0 0 -999999999999999999 2 -1 -1 2 200 -1 1 1 1 -1 1 1 -1 -1\n")
     # a line past BAL_SWF_MAX_LINE (65536 bytes), then a valid job
     write("longline.swf", "; MaxNodes: 8\n; MaxProcs: 8\n" + "1" * 70000 + "\n" + TINY_SWF.split("\n", 2)[2])
+    # machines past the simulator's limit of 2^31 - 1 nodes or cores per node
+    job = "1 0 0 100 2 -1 -1 2 200 -1 1 1 1 -1 1 1 -1 -1\n"
+    write("bignodes.swf", "; MaxNodes: 2147483648\n; MaxProcs: 2147483648\n" + job)
+    write("bigcores.swf", "; MaxNodes: 1\n; MaxProcs: 2147483648\n" + job)
     write("short.swf", "; MaxNodes: 8\n; MaxProcs: 8\n1 0 0 100 2\n")
     write("noheader.swf", TINY_SWF.split("\n", 2)[2])
     write(b"tr\xffce.swf", TINY_SWF)  # a file name that is not UTF-8

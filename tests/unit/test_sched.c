@@ -541,6 +541,29 @@ static void policy_settings(void **state) {
   assert_int_equal(bal_sched_config_set(&cfg, "lottery.x", "1"), BAL_OK);
   assert_int_equal(run_rc(t, &cfg), BAL_EINVAL); /* names no policy */
   bal_swf_trace_destroy(t);
+
+  /* checked before a run, with what a setting takes */
+  const char *accepted = "unset";
+  assert_int_equal(bal_sched_setting_check("sd.mate_cost", "sum", &accepted), BAL_OK);
+  assert_string_equal(accepted, "nodes, sum");
+  assert_int_equal(bal_sched_setting_check("sd.mate_cost", "nodes", NULL), BAL_OK);
+  assert_int_equal(bal_sched_setting_check("sd.mate_cost", "bogus", &accepted), BAL_EINVAL);
+  assert_string_equal(accepted, "nodes, sum");
+  assert_int_equal(bal_sched_setting_check("sd.mate_cost", "", &accepted), BAL_EINVAL);
+  assert_int_equal(bal_sched_setting_check("sd.no_such", "1", &accepted), BAL_ENOTFOUND);
+  assert_null(accepted);
+  assert_int_equal(bal_sched_setting_check("easy.anything", "1", &accepted), BAL_ENOTFOUND);
+  assert_int_equal(bal_sched_setting_check("lottery.x", "1", &accepted), BAL_ENOTFOUND);
+  assert_int_equal(bal_sched_setting_check("nodot", "1", &accepted), BAL_EINVAL);
+  assert_null(accepted);
+  assert_int_equal(bal_sched_setting_check(NULL, "1", &accepted), BAL_EINVAL);
+  assert_int_equal(bal_sched_setting_check("sd.mate_cost", NULL, &accepted), BAL_EINVAL);
+  assert_string_equal(bal_sched_setting_name("sd", 0), "mate_cost");
+  assert_null(bal_sched_setting_name("sd", 1));
+  assert_null(bal_sched_setting_name("sd", -1));
+  assert_null(bal_sched_setting_name("easy", 0));
+  assert_null(bal_sched_setting_name("lottery", 0));
+  assert_null(bal_sched_setting_name(NULL, 0));
 }
 
 /* Each limit sched.h states is enforced with BAL_EINVAL, and the limit
