@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "common/cli.h"
 #include "common/json.h"
 
 static const char *verdict(const result *r) {
@@ -147,5 +148,5 @@ void print_json(const options *o, int P, double ipn, double tiny_ns, double over
   }
   json_array_end(&j);
   json_object_end(&j);
-  json_finish(&j);
+  if (!json_finish(&j)) cli_output_failed("--json");
 }

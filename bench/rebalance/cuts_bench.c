@@ -311,7 +311,7 @@ int main(int argc, char **argv) {
     json_array_end(&j);
     json_bool(&j, "ok", ok && bound_ok);
     json_object_end(&j);
-    json_finish(&j);
+    if (!json_finish(&j)) cli_output_failed("--json");
   } else if (rank == 0) {
     printf("cuts: %lld items, one rank, medians of %d calls\n", (long long)o.items, o.reps);
     printf("%6s %-8s %5s %11s %11s %8s %11s %11s %9s %6s\n", "parts", "dist", "seed",

@@ -28,9 +28,10 @@
  *  - **Admission** of a guest next to mate jobs (given, or every other job
  *    on the node): a mate holding C CPUs of its own (not borrowed) lends
  *    `floor(SF × C)` of them, SF being the registry's sharing factor
- *    (default 0.5), as `sched`'s simulator does — but the mate keeps at
- *    least one CPU per rank it has on the node, so it lends
- *    `min(floor(SF × C), C − ranks)`, and nothing when that is <= 0. The
+ *    (default #BAL_SHARE_FACTOR_DEFAULT, 0.5), as `sched`'s simulator does
+ *    — but the mate keeps at least one CPU per rank it has on the node, so
+ *    it lends `min(floor(SF × C), C − ranks)`, and nothing when that is
+ *    <= 0: ballast/share.h's rule, bal_share_lend(). The
  *    mate keeps its lowest CPU ids and lends its highest ones, so the guest
  *    gets one contiguous block per mate. The guest also receives every free
  *    CPU. If the guest would get nothing, admission fails with #BAL_EBUSY
@@ -90,6 +91,7 @@
 #include <stdint.h>
 
 #include <ballast/defs.h>
+#include <ballast/share.h>
 
 BAL_BEGIN_DECLS
 
@@ -157,7 +159,9 @@ typedef struct bal_node_registry_config {
   const char *name;       /**< POSIX shm name ("/x" or "x"); NULL: $BALLAST_NODE_REGISTRY */
   int64_t virtual_cpus;   /**< 1 .. #BAL_NODE_MAX_CPUS virtual CPUs (binding off), or
                                0: the machine's configured CPUs (default 0) */
-  double sharing_factor;  /**< SF of the rule, in (0, 1] (default 0.5) */
+  double sharing_factor;  /**< SF of the rule, in #BAL_SHARE_FACTOR_RANGE
+                               (bal_share_factor_valid(); default
+                               #BAL_SHARE_FACTOR_DEFAULT, 0.5) */
   const char *group;      /**< NULL: mode 0600 (default); else a group name:
                                mode 0660, owned by that group */
 } bal_node_registry_config;

@@ -38,6 +38,7 @@
 
 #include <ballast/defs.h>
 #include <ballast/error.h>
+#include <ballast/share.h>
 #include <ballast/swf.h>
 
 BAL_BEGIN_DECLS
@@ -100,9 +101,12 @@ typedef struct bal_sched_config {
   double max_slowdown;     /**< sd: mates with predicted slowdown >= this are excluded
                                 (> 0); INFINITY = no cut-off (default 10) */
   bool dynamic_max_slowdown; /**< sd: cut-off = mean predicted slowdown of running jobs */
-  double sharing_factor;   /**< sd: fraction of a mate's cores lent to the guest, (0,1) (0.5);
-                                a mate keeps at least one core per rank it has on the
-                                node, as ballast/node.h's rule (see ranks_per_node) */
+  double sharing_factor;   /**< sd: fraction of a mate's cores lent to the guest, in
+                                #BAL_SHARE_FACTOR_RANGE (#BAL_SHARE_FACTOR_DEFAULT); a
+                                mate lends bal_share_lend() of its cores: it keeps at
+                                least one core per rank it has on the node, as
+                                ballast/node.h's rule (see ranks_per_node), so at 1 it
+                                lends all but those */
   int64_t ranks_per_node;  /**< sd: MPI ranks a job runs per node, which a log does not
                                 record: the floor of the sharing rule. k >= 1: at most k
                                 (hybrid MPI + threads; malleability comes from the
@@ -170,7 +174,7 @@ typedef struct bal_sched_result bal_sched_result;
 
 /**
  * Defaults: policy "easy", machine unset (0), max_mates 2, max_slowdown 10,
- * static cut-off, sharing_factor 0.5, ideal runtime model, core demand
+ * static cut-off, sharing_factor #BAL_SHARE_FACTOR_DEFAULT (0.5), ideal runtime model, core demand
  * procs, every job malleable, seed 1, one rank per node, no progress
  * callback, no settings.
  * @return BAL_OK; BAL_EINVAL if cfg is NULL. Thread-safety: safe.
@@ -194,6 +198,31 @@ BAL_API int bal_sched_config_init(bal_sched_config *cfg);
  * Thread-safety: safe on distinct configurations.
  */
 BAL_API int bal_sched_config_set(bal_sched_config *cfg, const char *key, const char *value);
+
+/**
+ * Check one policy setting before a run, for a caller that wants to name
+ * what is wrong: is `key` a setting of a registered policy, and `value`
+ * one it takes? bal_sched_run() applies the same check to the settings of
+ * the policy it runs.
+ * @param key      `<policy>.<name>`, as for bal_sched_config_set().
+ * @param value    the value to check.
+ * @param accepted optional; receives, for a known key, the values it takes
+ *                 as text ("nodes, sum"; static, never freed), else NULL.
+ * @return BAL_OK; BAL_ENOTFOUND (no registered policy of that name, or a
+ *         setting it does not have: bal_sched_setting_name() lists them);
+ *         BAL_EINVAL (NULL key or value, malformed or too long key or
+ *         value, or a value the setting does not take); BAL_ENOMEM.
+ * Thread-safety: safe.
+ */
+BAL_API int bal_sched_setting_check(const char *key, const char *value, const char **accepted);
+
+/**
+ * Name the i-th setting (0-based) of a policy, without the "<policy>."
+ * prefix ("mate_cost" for "sd"), for listings and messages.
+ * @return the name, or NULL when the policy is unknown or has no i-th one.
+ * Thread-safety: safe.
+ */
+BAL_API const char *bal_sched_setting_name(const char *policy, int i);
 
 /**
  * Look up a policy setting.
@@ -277,8 +306,8 @@ BAL_API int bal_sched_summarize(const bal_sched_job *jobs, int64_t n, int64_t no
  *  - a guest's limit is its requested time divided by its worst-served
  *    node's speed: req / f with f = min over its mates of
  *    min(1, lent / demand), lent = the cores that mate lends per node
- *    (floor(sharing_factor × cores_per_node), less when the mate must keep
- *    a core per rank: ranks_per_node) and demand = the cores the guest uses
+ *    (bal_share_lend(): floor(sharing_factor × cores_per_node), less when
+ *    the mate must keep a core per rank: ranks_per_node) and demand = the cores the guest uses
  *    per node. For a guest using every core of its nodes and
  *    sharing_factor × cores_per_node whole this is the paper's
  *    req / SharingFactor;
@@ -480,6 +509,18 @@ BAL_API int64_t bal_sched_state_free_nodes(const bal_sched_state *st);
  * Thread-safety: safe.
  */
 BAL_API const char *bal_sched_policy_name(int i);
+
+/**
+ * Does the named policy share nodes: start jobs malleably next to running
+ * mates, as `sd` does? The fields marked "sd:" in bal_sched_config matter
+ * only to such a policy, so a tool reports them by this property rather
+ * than by the policy's name.
+ * @param name a policy name (bal_sched_policy_name()).
+ * @return true for a sharing policy; false for another, an unknown name or
+ *         NULL.
+ * Thread-safety: safe.
+ */
+BAL_API bool bal_sched_policy_shares(const char *name);
 
 BAL_END_DECLS
 

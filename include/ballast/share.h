@@ -27,6 +27,13 @@ BAL_BEGIN_DECLS
 /** The valid range of a sharing factor, for messages: "(0, 1]". */
 #define BAL_SHARE_FACTOR_RANGE "(0, 1]"
 
+/** The range's bounds, as BAL_SHARE_FACTOR_RANGE writes them: the lower
+ *  one excluded (a mate that lends nothing is no mate), the upper one
+ *  included (the rule's per-rank floor still keeps a CPU per rank). For
+ *  command-line parsers that take a numeric range. */
+#define BAL_SHARE_FACTOR_MIN 0.0
+#define BAL_SHARE_FACTOR_MAX 1.0
+
 /**
  * Is `sf` a valid sharing factor: a number in (0, 1]? SF = 1 lends all a
  * mate holds but one CPU per rank.

@@ -88,6 +88,16 @@ typedef struct bal_swf_options {
   bool lenient;      /**< skip and count malformed lines instead of failing */
 } bal_swf_options;
 
+/**
+ * Longest line the readers accept, in bytes without its newline. A longer
+ * line is BAL_EFORMAT ("line longer than ... bytes") at its line number, in
+ * strict and lenient mode alike: the file reader stops there, so a file
+ * that never ends a line (/dev/zero, a binary) is refused after a few MB
+ * instead of being buffered until memory runs out. The archive's logs have
+ * lines of about 100 bytes.
+ */
+#define BAL_SWF_MAX_LINE 65536
+
 /** Where a parse failed (filled by the readers on BAL_EFORMAT). */
 typedef struct bal_swf_error {
   int64_t line;     /**< 1-based line number; 0 if not line-specific */
@@ -127,7 +137,8 @@ BAL_API int bal_swf_options_init(bal_swf_options *opt);
  *         open or read, corrupt gzip data); BAL_EFORMAT (strict mode: a
  *         malformed line — a field that is not a number, a number of more
  *         than 18 digits or of magnitude 9e17 or more ("too large"), not 18
- *         fields; lenient mode: every job line malformed, err->line 0);
+ *         fields; either mode: a line longer than #BAL_SWF_MAX_LINE bytes;
+ *         lenient mode: every job line malformed, err->line 0);
  *         BAL_ENOMEM.
  * Thread-safety: safe (no shared state).
  */

@@ -4,7 +4,9 @@
 #include <ballast/error.h>
 #include <ballast/share.h>
 
-bool bal_share_factor_valid(double sf) { return sf > 0.0 && sf <= 1.0; /* false for NaN */ }
+bool bal_share_factor_valid(double sf) {
+  return sf > BAL_SHARE_FACTOR_MIN && sf <= BAL_SHARE_FACTOR_MAX; /* false for NaN */
+}
 
 int64_t bal_share_lend(double sf, int64_t cpus, int64_t ranks) {
   if (!bal_share_factor_valid(sf) || cpus < 0 || ranks < 0) return BAL_EINVAL;

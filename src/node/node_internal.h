@@ -36,6 +36,7 @@
 
 #include <ballast/error.h>
 #include <ballast/node.h>
+#include <ballast/share.h>
 
 #define BAL__NODE_MAGIC 0x3145444f4e4c4142ull /* "BALNODE1" in little-endian bytes */
 #define BAL__NODE_VERSION 1u

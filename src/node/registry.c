@@ -16,7 +16,7 @@
 int bal_node_registry_config_init(bal_node_registry_config *cfg) {
   if (!cfg) return BAL_EINVAL;
   memset(cfg, 0, sizeof *cfg);
-  cfg->sharing_factor = 0.5;
+  cfg->sharing_factor = BAL_SHARE_FACTOR_DEFAULT;
   return BAL_OK;
 }
 
@@ -47,7 +47,7 @@ int bal_node_registry_create(const bal_node_registry_config *cfg) {
   int rc = bal__node_name(cfg->name, name);
   if (rc != BAL_OK) return rc;
   int64_t ncpus = cfg->virtual_cpus;
-  if (ncpus < 0 || ncpus > BAL_NODE_MAX_CPUS || !(cfg->sharing_factor > 0.0 && cfg->sharing_factor <= 1.0))
+  if (ncpus < 0 || ncpus > BAL_NODE_MAX_CPUS || !bal_share_factor_valid(cfg->sharing_factor))
     return BAL_EINVAL;
   if (ncpus == 0) {
     long n = sysconf(_SC_NPROCESSORS_CONF);

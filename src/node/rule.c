@@ -4,7 +4,6 @@
  * validated segment; CPUs only ever change hands through bal__node_move,
  * which keeps one holder per CPU. */
 #include <assert.h>
-#include <math.h>
 
 #include "node_internal.h"
 
@@ -79,9 +78,9 @@ void bal__node_clean(bal__node_shm *s) {
     if (active(s, i) && !bal__node_pid_alive(s->slot[i].pid, s->slot[i].start)) bal__node_release(s, i);
 }
 
-/* CPUs mate job `job` lends to a guest, added to take/from: its own CPUs
- * (not borrowed) C, lending min(floor(SF × C), C − ranks) of the highest,
- * never a process's last CPU. */
+/* CPUs mate job `job` lends to a guest, added to take/from: of its own
+ * CPUs (not borrowed), the number ballast/share.h's rule gives, the
+ * highest first, never a process's last CPU. */
 static void lend(const bal__node_shm *s, int64_t job, int32_t *left, bal_node_mask *take,
                  int64_t *from) {
   int64_t own = 0, ranks = 0, procs = 0;
@@ -93,8 +92,7 @@ static void lend(const bal__node_shm *s, int64_t job, int32_t *left, bal_node_ma
   if (procs > ranks) ranks = procs; /* each process keeps a CPU */
   for (int32_t c = 0; c < s->ncpus; c++)
     if (s->holder[c] >= 0 && s->slot[s->holder[c]].job == job && s->lender[c] < 0) own++;
-  int64_t n = (int64_t)floor(s->sf * (double)own);
-  if (n > own - ranks) n = own - ranks;
+  int64_t n = bal_share_lend(s->sf, own, ranks); /* sf was validated: never negative */
   for (int32_t c = s->ncpus - 1; c >= 0 && n > 0; c--) {
     int32_t h = s->holder[c];
     if (h < 0 || s->slot[h].job != job || s->lender[c] >= 0 || left[h] <= 1) continue;

@@ -65,7 +65,7 @@ int bal__node_open(const char *name, bal__node_map *map) {
   uint64_t magic = __atomic_load_n(&s->magic, __ATOMIC_ACQUIRE);
   if (magic != BAL__NODE_MAGIC || s->version != BAL__NODE_VERSION ||
       s->size != sizeof(bal__node_shm) || s->ncpus < 1 || s->ncpus > BAL_NODE_MAX_CPUS ||
-      s->is_virtual > 1 || !(s->sf > 0.0 && s->sf <= 1.0)) {
+      s->is_virtual > 1 || !bal_share_factor_valid(s->sf)) {
     munmap(p, sizeof(bal__node_shm));
     return BAL_EFORMAT;
   }
@@ -116,7 +116,7 @@ int bal__node_validate(bal__node_shm *s, bool repair) {
    * overwritten it since; it cannot be repaired, only refused. */
   if (s->magic != BAL__NODE_MAGIC || s->version != BAL__NODE_VERSION ||
       s->size != sizeof(bal__node_shm) || s->ncpus < 1 || s->ncpus > BAL_NODE_MAX_CPUS ||
-      s->is_virtual > 1 || !(s->sf > 0.0 && s->sf <= 1.0))
+      s->is_virtual > 1 || !bal_share_factor_valid(s->sf))
     return BAL_EFORMAT;
   for (int32_t i = 0; i < BAL_NODE_MAX_PROCS; i++) {
     bal__node_slot *sl = &s->slot[i];

@@ -26,7 +26,7 @@ void bal__sched_job_init(bal__sched_sim *s, int32_t j, int64_t procs, int64_t no
   int64_t ranks = cfg->ranks_per_node == 0 || cfg->ranks_per_node > per_node
                       ? per_node
                       : cfg->ranks_per_node;
-  jb->lend = s->cpn - ranks < s->guest_cores ? s->cpn - ranks : s->guest_cores;
+  jb->lend = bal_share_lend(s->cfg->sharing_factor, s->cpn, ranks);
   jb->state = JOB_PENDING;
   jb->start = jb->end = jb->reservation = -1;
   jb->guest = jb->host_next = jb->mate_head = -1;

@@ -2,9 +2,9 @@
  * statically ([D'Amico 2019] §3.1, Listing 1): predict its end without
  * malleability (static start estimate + requested time) and with it (start
  * now, requested time stretched by the worst-case model, Eq. 6: the guest
- * gets floor(SharingFactor x cores) per node, less on a mate that keeps a
- * core per rank); when sharing ends earlier, pick mates (mates.c) and start
- * it inside their nodes. Shared by sd and
+ * gets what ballast/share.h's rule lends per node, less on a mate that
+ * keeps more than one core for its ranks); when sharing ends earlier,
+ * pick mates (mates.c) and start it inside their nodes. Shared by sd and
  * its variants, which call it from their own bal__sched_malleable_fn. */
 #include <math.h>
 
@@ -13,7 +13,9 @@
 bool bal__sched_start_malleable(bal__sched_sim *s, int32_t j, const bal__sched_reservation *r,
                                 bool head, bal__sched_mate_cost cost) {
   sjob *jb = &s->jobs[j];
-  if (!jb->malleable || s->guest_cores < 1 || s->guest_cores >= s->cpn) return false;
+  /* guest_cores < cpn always (the sharing rule keeps a mate's rank a
+   * core), SF = 1 included; 0 when a node has one core: nothing to share. */
+  if (!jb->malleable || s->guest_cores < 1) return false;
   double dur = jb->req / bal__sched_share_rate(s->guest_cores, jb->demand);
   int32_t mates[BAL_SCHED_MAX_MATES];
   int n = bal__sched_select_mates(s, j, dur, cost, mates);

@@ -22,6 +22,11 @@ const bal__sched_policy *bal__sched_policy_find(const char *name, ptrdiff_t len)
   return NULL;
 }
 
+bool bal_sched_policy_shares(const char *name) {
+  const bal__sched_policy *p = bal__sched_policy_find(name, -1);
+  return p && p->sharing;
+}
+
 const char *bal_sched_policy_name(int i) {
   return i >= 0 && i < NPOLICIES ? policies[i]->name : NULL;
 }

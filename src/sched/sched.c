@@ -21,7 +21,7 @@ int bal_sched_config_init(bal_sched_config *cfg) {
   cfg->policy = "easy";
   cfg->max_mates = 2;
   cfg->max_slowdown = 10.0;
-  cfg->sharing_factor = 0.5;
+  cfg->sharing_factor = BAL_SHARE_FACTOR_DEFAULT;
   cfg->runtime_model = BAL_SCHED_IDEAL;
   cfg->malleable_fraction = 1.0;
   cfg->ranks_per_node = 1;
@@ -33,7 +33,7 @@ static bool valid(const bal_sched_config *c) {
   return c->nodes > 0 && c->nodes <= BAL_SCHED_MAX_NODES && c->cores_per_node > 0 &&
          c->cores_per_node <= BAL_SCHED_MAX_NODES && c->max_mates >= 1 &&
          c->max_mates <= BAL_SCHED_MAX_MATES && c->max_slowdown > 0 && !isnan(c->max_slowdown) &&
-         c->sharing_factor > 0 && c->sharing_factor < 1 &&
+         bal_share_factor_valid(c->sharing_factor) &&
          ((int)c->runtime_model == BAL_SCHED_IDEAL || (int)c->runtime_model == BAL_SCHED_WORST) &&
          ((int)c->core_demand == BAL_SCHED_DEMAND_PROCS ||
           (int)c->core_demand == BAL_SCHED_DEMAND_NODE) &&
@@ -79,6 +79,33 @@ const char *bal_sched_config_get(const bal_sched_config *cfg, const char *key) {
   return st ? st->value : NULL;
 }
 
+const char *bal_sched_setting_name(const char *policy, int i) {
+  const bal__sched_policy *p = bal__sched_policy_find(policy, -1);
+  if (!p || !p->settings || i < 0) return NULL;
+  for (int k = 0; p->settings[k].name; k++)
+    if (k == i) return p->settings[k].name;
+  return NULL;
+}
+
+int bal_sched_setting_check(const char *key, const char *value, const char **accepted) {
+  if (accepted) *accepted = NULL;
+  if (!key || !value) return BAL_EINVAL;
+  const char *dot = setting_dot(key);
+  if (!dot || strnlen(value, BAL_SCHED_SETTING_LEN) >= BAL_SCHED_SETTING_LEN) return BAL_EINVAL;
+  const bal__sched_policy *p = bal__sched_policy_find(key, dot - key);
+  if (!p || !p->settings || !p->configure) return BAL_ENOTFOUND;
+  const bal__sched_setting_info *info = p->settings;
+  while (info->name && strcmp(info->name, dot + 1) != 0) info++;
+  if (!info->name) return BAL_ENOTFOUND;
+  if (accepted) *accepted = info->values;
+  /* the policy's own parser, on a scratch state: the run will agree */
+  void *scratch = p->state_size > 0 ? calloc(1, p->state_size) : NULL;
+  if (p->state_size > 0 && !scratch) return BAL_ENOMEM;
+  int rc = p->configure(scratch, dot + 1, value) == BAL_OK ? BAL_OK : BAL_EINVAL;
+  free(scratch);
+  return rc;
+}
+
 /* Hand the settings of the running policy to it; a setting naming no
  * policy, or one its policy rejects, is BAL_EINVAL. */
 static int configure_policy(bal__sched_sim *s, const bal_sched_config *cfg) {
@@ -106,7 +133,10 @@ int bal__sched_init(bal__sched_sim *s, const bal_sched_config *cfg) {
   s->policy = policy;
   s->nodes = cfg->nodes;
   s->cpn = cfg->cores_per_node;
-  s->guest_cores = (int64_t)floor(cfg->sharing_factor * (double)cfg->cores_per_node);
+  /* The most a mate lends per node: the sharing rule for a mate of one
+   * rank. Below SF = 1 that is floor(SF × cpn), always < cpn; at SF = 1
+   * the rank's core caps it at cpn − 1. */
+  s->guest_cores = bal_share_lend(cfg->sharing_factor, cfg->cores_per_node, 1);
   s->epoch = 1;
   return configure_policy(s, cfg);
 }

@@ -29,6 +29,8 @@ static bool try_malleable(bal__sched_sim *s, int32_t j, const bal__sched_reserva
 
 static void schedule(bal__sched_sim *s) { bal__sched_backfill_pass(s, try_malleable); }
 
+static const bal__sched_setting_info settings[] = {{"mate_cost", "nodes, sum"}, {NULL, NULL}};
+
 const bal__sched_policy bal__sched_policy_sd = {
     .name = "sd", .sharing = true, .state_size = sizeof(sd_state), .configure = configure,
-    .schedule = schedule};
+    .settings = settings, .schedule = schedule};

@@ -47,6 +47,7 @@
 #include <stdint.h>
 
 #include <ballast/sched.h>
+#include <ballast/share.h>
 
 enum { JOB_PENDING, JOB_WAITING, JOB_RUNNING, JOB_DONE, JOB_REJECTED };
 
@@ -55,9 +56,9 @@ typedef struct sjob {
   double submit, runtime, req;
   int64_t nodes;
   int64_t demand;   /* cores it uses per node when unshrunk: min(cpn, ceil(procs/nodes)) */
-  int64_t lend;     /* cores per node it lends as a mate: min(guest_cores, cpn − its
-                       procs per node), the floor of a core per rank that ballast/node.h's
-                       rule applies; < 1: never a mate */
+  int64_t lend;     /* cores per node it lends as a mate: bal_share_lend(SF, cpn, its
+                       ranks per node), the rule ballast/node.h applies too; 0: never
+                       a mate */
   bool malleable;
   /* dynamic */
   int state;
@@ -90,6 +91,13 @@ typedef struct event {
 
 typedef struct bal__sched_sim bal__sched_sim;
 
+/* One setting a policy takes, for bal_sched_setting_check()'s answers:
+ * its name (after "<policy>.") and the values it takes, as text. */
+typedef struct bal__sched_setting_info {
+  const char *name;   /* "mate_cost"; NULL ends a table */
+  const char *values; /* "nodes, sum" */
+} bal__sched_setting_info;
+
 /* A policy: schedule() is called after the events of each instant and
  * starts jobs with bal__sched_start_static(), bal__sched_start_guest() or
  * bal__sched_start_malleable(). */
@@ -101,6 +109,8 @@ typedef struct bal__sched_policy {
   /* One of its settings, "<name>.<key>" = value, before the run; BAL_OK or
    * BAL_EINVAL for a key or value it does not take. NULL: it takes none. */
   int (*configure)(void *state, const char *key, const char *value);
+  /* The keys configure() takes, ending with a NULL name; NULL: none. */
+  const bal__sched_setting_info *settings;
   void (*schedule)(bal__sched_sim *s);
 } bal__sched_policy;
 
@@ -120,7 +130,8 @@ struct bal__sched_sim {
   sjob *jobs;
   int32_t njobs;
   int64_t nodes, cpn;
-  int64_t guest_cores; /* cores per node a mate lends at most: floor(SF * cpn) */
+  int64_t guest_cores; /* cores per node a mate lends at most: bal_share_lend(SF, cpn, 1),
+                          floor(SF * cpn) below SF = 1, cpn − 1 at it */
   double now;
   int64_t free_nodes;
   /* wait queue, FCFS order (indices into jobs) */

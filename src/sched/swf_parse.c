@@ -26,7 +26,8 @@ typedef enum number_rc { NUM_OK, NUM_NAN, NUM_TOO_LARGE } number_rc;
 
 /* Parse one token [p, end) as a number rounded to the nearest integer.
  * Integers take the fast path (at most 18 digits, so no overflow); decimals
- * and exponents go through strtod and must stay below 9e17 in magnitude. */
+ * and exponents go through strtod; both must stay below 9e17 in magnitude
+ * (swf.h). */
 static number_rc parse_number(const char *p, const char *end, int64_t *out) {
   const char *s = p;
   bool neg = false;
@@ -44,6 +45,8 @@ static number_rc parse_number(const char *p, const char *end, int64_t *out) {
   }
   if (s == end) {
     if (digits == 0) return NUM_NAN;
+    /* 18 digits hold up to 999999999999999999: the same bound as decimals */
+    if (v >= INT64_C(900000000000000000)) return NUM_TOO_LARGE;
     *out = neg ? -v : v;
     return NUM_OK;
   }
@@ -220,6 +223,10 @@ int bal__sched_swf_parse(const char *buf, size_t len, const bal_swf_options *opt
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     const char *le = nl ? nl : end;
     line++;
+    if ((size_t)(le - p) > BAL_SWF_MAX_LINE) { /* as the file reader refuses it (swf_read.c) */
+      free(g.jobs);
+      return fail(err, line, "line longer than %s%d bytes", "", BAL_SWF_MAX_LINE);
+    }
     const char *s = p;
     p = nl ? nl + 1 : end;
     while (s < le && is_space(*s)) s++;

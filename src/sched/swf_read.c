@@ -47,6 +47,29 @@ int bal_swf_read_mem(const char *buf, size_t len, const bal_swf_options *opt, ba
   return BAL_OK;
 }
 
+/* Lines read so far and the length of the unfinished one, for the line
+ * limit: checked as the data arrives, so that a file without newlines is
+ * refused after BAL_SWF_MAX_LINE bytes rather than buffered whole. */
+typedef struct line_guard {
+  int64_t lines;
+  size_t run;
+} line_guard;
+
+/* Account for n more bytes at p; false once a line is too long. */
+static bool lines_fit(line_guard *g, const char *p, size_t n) {
+  const char *end = p + n;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    g->run += (size_t)((nl ? nl : end) - p);
+    if (g->run > BAL_SWF_MAX_LINE) return false;
+    if (!nl) break;
+    g->lines++;
+    g->run = 0;
+    p = nl + 1;
+  }
+  return true;
+}
+
 /* Whole decompressed file in one buffer: the largest archive logs are a few
  * hundred MB uncompressed at most, and one pass over memory is the fastest
  * way to parse them. */
@@ -58,6 +81,7 @@ static int slurp(const char *path, char **data, size_t *size, bal_swf_error *err
   }
   gzbuffer(gz, 1 << 18);
   size_t cap = 1 << 22, n = 0;
+  line_guard lg = {0, 0};
   char *buf = malloc(cap);
   if (!buf) {
     gzclose(gz);
@@ -84,6 +108,15 @@ static int slurp(const char *path, char **data, size_t *size, bal_swf_error *err
       return BAL_EIO;
     }
     if (got == 0) break;
+    if (!lines_fit(&lg, buf + n, (size_t)got)) {
+      if (err) {
+        err->line = lg.lines + 1;
+        snprintf(err->message, sizeof err->message, "line longer than %d bytes", BAL_SWF_MAX_LINE);
+      }
+      free(buf);
+      gzclose(gz);
+      return BAL_EFORMAT;
+    }
     n += (size_t)got;
   }
   /* a truncated gzip stream ends without a read error: ask zlib */

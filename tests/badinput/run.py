@@ -10,9 +10,10 @@ case runs in its own process group with a timeout, so a hang is a failure
 and nothing it started outlives it.
 
 The table must keep up with the tools: the run fails when a flag that a
-tool's --help lists has no case.
+tool's --help lists has no case, and when an environment variable that the
+library or a tool reads (getenv in src/ and tools/) is set by no case.
 
-Usage: run.py --bin DIR --cases FILE [--timeout S] [--only TOOL]
+Usage: run.py --bin DIR --cases FILE [--src DIR] [--timeout S] [--only TOOL]
 Prints one line per failure and closes with "N passed, M failed".
 """
 import argparse
@@ -53,17 +54,32 @@ def make_fixtures(d):
     write("image.png", b"\x89PNG\r\n\x1a\n" + bytes(200), "wb")
     write("nan.swf", "; MaxNodes: 8\n; MaxProcs: 8\n1 0 0 nan 2 -1 -1 2 200 -1 1 1 1 -1 1 1 -1 -1\n")
     write("huge.swf", "; MaxNodes: 8\n; MaxProcs: 8\n1 0 0 1234567890123456789 2 -1 -1 2 200 -1 1 1 1 -1 1 1 -1 -1\n")
+    # 18 digits, still 9e17 or more: "too large" as 9e17 is (swf.h)
+    write("big18.swf", "; MaxNodes: 8\n; MaxProcs: 8\n1 0 0 999999999999999999 2 -1 -1 2 200 -1 1 1 1 -1 1 1 -1 -1\n")
+    write("negbig18.swf", "; MaxNodes: 8\n; MaxProcs: 8\n1 0 0 -999999999999999999 2 -1 -1 2 200 -1 1 1 1 -1 1 1 -1 -1\n")
+    # a line past BAL_SWF_MAX_LINE (65536 bytes), then a valid job
+    write("longline.swf", "; MaxNodes: 8\n; MaxProcs: 8\n" + "1" * 70000 + "\n" + TINY_SWF.split("\n", 2)[2])
+    # machines past the simulator's limit of 2^31 - 1 nodes or cores per node
+    job = "1 0 0 100 2 -1 -1 2 200 -1 1 1 1 -1 1 1 -1 -1\n"
+    write("bignodes.swf", "; MaxNodes: 2147483648\n; MaxProcs: 2147483648\n" + job)
+    write("bigcores.swf", "; MaxNodes: 1\n; MaxProcs: 2147483648\n" + job)
     write("short.swf", "; MaxNodes: 8\n; MaxProcs: 8\n1 0 0 100 2\n")
     write("noheader.swf", TINY_SWF.split("\n", 2)[2])
     write(b"tr\xffce.swf", TINY_SWF)  # a file name that is not UTF-8
     os.mkdir(os.path.join(d, "dir.swf"))
 
 
+# NAME=VALUE before a case's arguments: an environment variable for that case.
+ENV_WORD = re.compile(r"([A-Z_][A-Z0-9_]*)=(.*)", re.S)
+
+
 def parse_cases(path):
-    """Lines: TOOL STATUS /REGEX/ ARGS... [!absent=PATH ...]; # comments.
-    The pattern runs from the first '/' to the next '/' that ends a word, so it
-    may hold spaces and backslashes as written; the arguments are split as a
-    POSIX shell would (quotes, backslashes)."""
+    """Lines: TOOL STATUS /REGEX/ [NAME=VALUE ...] ARGS... [!absent=PATH ...];
+    # comments. The pattern runs from the first '/' to the next '/' that ends
+    a word, so it may hold spaces and backslashes as written; the arguments
+    are split as a POSIX shell would (quotes, backslashes). Leading NAME=VALUE
+    words (upper-case names, as a shell's assignments) set the case's
+    environment."""
     cases = []
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
@@ -78,11 +94,15 @@ def parse_cases(path):
                 words = shlex.split(m.group(4) or "")
             except (re.error, ValueError) as e:
                 sys.exit(f"{path}:{n}: {e}")
+            env = {}
+            while words and ENV_WORD.fullmatch(words[0]):
+                name, value = ENV_WORD.fullmatch(words.pop(0)).groups()
+                env[name] = value
             args, absent = [], []
             for w in words:
                 (absent.append(w[len("!absent="):]) if w.startswith("!absent=") else args.append(w))
             cases.append({"line": n, "tool": m.group(1), "status": int(m.group(2)),
-                          "regex": rx, "args": args, "absent": absent})
+                          "regex": rx, "env": env, "args": args, "absent": absent})
     return cases
 
 
@@ -102,6 +122,7 @@ def run_case(c, bindir, fixtures, timeout):
         # TMPDIR in the case's own directory: whatever temporary files the
         # tool makes (or keeps) are removed with it.
         env = dict(os.environ, TMPDIR=work)
+        env.update({k: expand(v, fixtures, work) for k, v in c["env"].items()})
         p = subprocess.Popen(argv, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, start_new_session=True, env=env)
         try:
@@ -146,6 +167,38 @@ def built_tools(bindir):
     return {"ballast" if n == "ballast" else n[len("ballast-"):] for n in names}
 
 
+def env_read(src):
+    """Every environment variable the library and the tools read, as
+    {name: first file reading it}: getenv("NAME"), or getenv(MACRO) with
+    `#define MACRO "NAME"` (in include/, src/ or tools/), in src/ and tools/.
+    A getenv of anything else is returned under its text with file None:
+    the rule cannot check it, and says so."""
+    defines, uses = {}, {}
+    for top in ("include", "src", "tools"):
+        for root, _, files in os.walk(os.path.join(src, top)):
+            for f in sorted(files):
+                if not f.endswith((".c", ".h")):
+                    continue
+                path = os.path.join(root, f)
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
+                for m in re.finditer(r'#\s*define\s+(\w+)\s+"([^"]+)"', text):
+                    defines[m.group(1)] = m.group(2)
+                if top == "include":
+                    continue
+                for m in re.finditer(r'(?<![\w.>])getenv\s*\(\s*(?:"([^"]+)"|([^)]*?))\s*\)', text):
+                    uses.setdefault(m.group(1) or m.group(2).strip(), os.path.relpath(path, src))
+    out = {}
+    for word, path in uses.items():
+        if re.fullmatch(r"[A-Z_][A-Z0-9_]*", word) and word not in defines:
+            out.setdefault(word, path)  # a literal name
+        elif word in defines:
+            out.setdefault(defines[word], path)
+        else:
+            out[f"getenv({word}) in {path}"] = None
+    return out
+
+
 def help_flags(bindir, tool):
     out = subprocess.run([os.path.join(bindir, program(tool)), "--help"], capture_output=True,
                          timeout=30).stdout.decode("utf-8", "replace")
@@ -158,6 +211,8 @@ def main():
     ap.add_argument("--cases", required=True)
     ap.add_argument("--timeout", type=float, default=20.0)
     ap.add_argument("--only", help="run only this tool's cases")
+    ap.add_argument("--src", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."),
+                    help="the source tree whose getenv calls need cases (default: this checkout)")
     o = ap.parse_args()
     o.bin = os.path.abspath(o.bin)
     cases = parse_cases(o.cases)
@@ -196,6 +251,21 @@ def main():
                 print(f"{o.cases}: {tool}: no case for {', '.join(missing)}")
             else:
                 passed += 1
+        # Every environment variable read gets a case too (all tools' cases
+        # count: a variable of the library reaches every tool).
+        if not o.only:
+            set_by_cases = {k for c in cases for k in c["env"]}
+            gaps = 0
+            for name, path in sorted(env_read(o.src).items()):
+                if path is None:
+                    gaps += 1
+                    print(f"{o.cases}: {name}: not a variable name the rule can check; "
+                          "use a string or a #define'd one")
+                elif name not in set_by_cases:
+                    gaps += 1
+                    print(f"{o.cases}: no case sets environment variable {name} (read in {path})")
+            failed += gaps
+            passed += gaps == 0
     finally:
         shutil.rmtree(fixtures, ignore_errors=True)
     print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))

@@ -200,6 +200,37 @@ static void sd_mates_keep_a_core_per_rank(void **state) {
   bal_sched_result_destroy(r);
 }
 
+/* SF = 1, the top of ballast/share.h's range: a mate lends all its cores
+ * but one per rank. One 4-core node, A (4 procs, one rank: the default
+ * model) lends min(4, 4 - 1) = 3; G needs the node's 4 cores and gets 3:
+ * 100 / 0.75 = 133.3 s, from 10. A keeps 1 core (0.25 of its pace) as long:
+ * it loses 133.3 x 0.75 = 100 s and ends at 1100. At SF 0.5 the same A
+ * lends 2 and G takes 200 s. On 1-core nodes even SF = 1 lends nothing
+ * (the rank keeps the core): G waits for A. */
+static void sd_sharing_factor_one(void **state) {
+  (void)state;
+  const char *text = JOB(1, 0, 1000, 4, 1000) JOB(2, 10, 100, 4, 100);
+  bal_sched_config cfg;
+  bal_sched_config_init(&cfg);
+  cfg.core_demand = BAL_SCHED_DEMAND_NODE;
+  cfg.sharing_factor = 1.0;
+  bal_sched_result *r = simulate(text, "sd", 1, 4, &cfg);
+  ASSERT_RUN(r, 2, 10, 10 + 400.0 / 3.0);
+  ASSERT_RUN(r, 1, 0, 1100);
+  assert_int_equal(job(r, 2)->mates, 1);
+  bal_sched_result_destroy(r);
+  cfg.sharing_factor = 0.5;
+  r = simulate(text, "sd", 1, 4, &cfg);
+  ASSERT_RUN(r, 2, 10, 210);
+  ASSERT_RUN(r, 1, 0, 1100);
+  bal_sched_result_destroy(r);
+  cfg.sharing_factor = 1.0;
+  r = simulate(JOB(1, 0, 1000, 1, 1000) JOB(2, 10, 100, 1, 100), "sd", 1, 1, &cfg);
+  ASSERT_RUN(r, 2, 1000, 1100);
+  assert_int_equal(bal_sched_result_summary(r)->malleable_jobs, 0);
+  bal_sched_result_destroy(r);
+}
+
 /* As above but M1 really runs only 50 s (requested 1000, so it is still a
  * mate): it ends at 50, unslowed. G has done 40 x 0.3125 = 12.5 s of its
  * 100 by then and gets M1's node whole. Ideal model (Eq. 5): rate (1 + 3 x
@@ -348,7 +379,11 @@ static void arguments_are_checked(void **state) {
   cfg.policy = "lottery";
   assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
   cfg.policy = "sd";
-  cfg.sharing_factor = 1.0;
+  cfg.sharing_factor = 1.5;
+  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
+  cfg.sharing_factor = 0.0;
+  assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
+  cfg.sharing_factor = NAN;
   assert_int_equal(bal_sched_run(t, &cfg, &r), BAL_EINVAL);
   cfg.sharing_factor = 0.5;
   cfg.max_mates = 0;
@@ -425,6 +460,13 @@ static void policy_registry(void **state) {
     bal_sched_result_destroy(r);
   }
   assert_true(n >= 3); /* fcfs, easy, sd at least */
+  /* sharing is a property of the policy, not of its name */
+  assert_true(bal_sched_policy_shares("sd"));
+  assert_false(bal_sched_policy_shares("easy"));
+  assert_false(bal_sched_policy_shares("fcfs"));
+  assert_false(bal_sched_policy_shares("sdx"));
+  assert_false(bal_sched_policy_shares(""));
+  assert_false(bal_sched_policy_shares(NULL));
   assert_null(bal_sched_policy_name(n));
   assert_null(bal_sched_policy_name(-1));
   bal_swf_trace_destroy(t);
@@ -499,6 +541,29 @@ static void policy_settings(void **state) {
   assert_int_equal(bal_sched_config_set(&cfg, "lottery.x", "1"), BAL_OK);
   assert_int_equal(run_rc(t, &cfg), BAL_EINVAL); /* names no policy */
   bal_swf_trace_destroy(t);
+
+  /* checked before a run, with what a setting takes */
+  const char *accepted = "unset";
+  assert_int_equal(bal_sched_setting_check("sd.mate_cost", "sum", &accepted), BAL_OK);
+  assert_string_equal(accepted, "nodes, sum");
+  assert_int_equal(bal_sched_setting_check("sd.mate_cost", "nodes", NULL), BAL_OK);
+  assert_int_equal(bal_sched_setting_check("sd.mate_cost", "bogus", &accepted), BAL_EINVAL);
+  assert_string_equal(accepted, "nodes, sum");
+  assert_int_equal(bal_sched_setting_check("sd.mate_cost", "", &accepted), BAL_EINVAL);
+  assert_int_equal(bal_sched_setting_check("sd.no_such", "1", &accepted), BAL_ENOTFOUND);
+  assert_null(accepted);
+  assert_int_equal(bal_sched_setting_check("easy.anything", "1", &accepted), BAL_ENOTFOUND);
+  assert_int_equal(bal_sched_setting_check("lottery.x", "1", &accepted), BAL_ENOTFOUND);
+  assert_int_equal(bal_sched_setting_check("nodot", "1", &accepted), BAL_EINVAL);
+  assert_null(accepted);
+  assert_int_equal(bal_sched_setting_check(NULL, "1", &accepted), BAL_EINVAL);
+  assert_int_equal(bal_sched_setting_check("sd.mate_cost", NULL, &accepted), BAL_EINVAL);
+  assert_string_equal(bal_sched_setting_name("sd", 0), "mate_cost");
+  assert_null(bal_sched_setting_name("sd", 1));
+  assert_null(bal_sched_setting_name("sd", -1));
+  assert_null(bal_sched_setting_name("easy", 0));
+  assert_null(bal_sched_setting_name("lottery", 0));
+  assert_null(bal_sched_setting_name(NULL, 0));
 }
 
 /* Each limit sched.h states is enforced with BAL_EINVAL, and the limit
@@ -583,6 +648,7 @@ int main(void) {
       cmocka_unit_test(bounded_slowdown_and_zero_runtime),
       cmocka_unit_test(sd_two_mates),
       cmocka_unit_test(sd_mates_keep_a_core_per_rank),
+      cmocka_unit_test(sd_sharing_factor_one),
       cmocka_unit_test(sd_ranks_per_node_model),
       cmocka_unit_test(sd_runtime_models),
       cmocka_unit_test(sd_core_demand),

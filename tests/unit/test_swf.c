@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <ballast/ballast.h>
 
@@ -180,7 +181,10 @@ static void field4_message(const char *tok, char *msg, size_t n) {
 static void numbers_too_large(void **state) {
   (void)state;
   static const char *const big[] = {"1234567890123456789", "-1234567890123456789",
-                                    "99999999999999999999999", "9.5e17", "-1e30"};
+                                    "99999999999999999999999", "9.5e17", "-1e30",
+                                    "999999999999999999", "-999999999999999999",
+                                    "900000000000000000", "-900000000000000000", "9e17",
+                                    "-9e17", "0900000000000000000"};
   static const char *const nan[] = {"12345678901234567890x", "1e", "--5"};
   char msg[sizeof ((bal_swf_error *)0)->message];
   for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
@@ -195,6 +199,62 @@ static void numbers_too_large(void **state) {
   bal_swf_trace *t = parse(ok, NULL);
   assert_int_equal(t->jobs[0].runtime, INT64_C(123456789012345678));
   bal_swf_trace_destroy(t);
+  const char *edge = "1 0 -1 899999999999999999 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n";
+  t = parse(edge, NULL);
+  assert_int_equal(t->jobs[0].runtime, INT64_C(899999999999999999));
+  bal_swf_trace_destroy(t);
+}
+
+/* A line longer than BAL_SWF_MAX_LINE is refused at its line, by both
+ * readers and in both modes; the file reader stops at it, so a file that
+ * never ends a line is refused rather than read until memory runs out. */
+static void lines_have_a_length_limit(void **state) {
+  (void)state;
+  size_t n = BAL_SWF_MAX_LINE + 64;
+  char *text = malloc(n + 1);
+  assert_non_null(text);
+  const char *head = "; MaxNodes: 8\n; MaxProcs: 8\n;";
+  size_t hl = strlen(head);
+  memcpy(text, head, hl);
+  /* line 3: ';' then spaces, exactly the limit */
+  memset(text + hl, ' ', BAL_SWF_MAX_LINE - 1);
+  size_t len = hl + BAL_SWF_MAX_LINE - 1;
+  text[len++] = '\n';
+  text[len] = '\0'; /* parse() takes a NUL-terminated text */
+  bal_swf_trace *t = parse(text, NULL);
+  assert_int_equal(t->header.max_nodes, 8);
+  bal_swf_trace_destroy(t);
+  /* one byte more */
+  memcpy(text, head, hl);
+  memset(text + hl, ' ', BAL_SWF_MAX_LINE);
+  len = hl + BAL_SWF_MAX_LINE;
+  text[len++] = '\n';
+  bal_swf_options opt;
+  bal_swf_options_init(&opt);
+  for (int lenient = 0; lenient <= 1; lenient++) {
+    opt.lenient = lenient;
+    bal_swf_error err;
+    t = (bal_swf_trace *)0x1;
+    assert_int_equal(bal_swf_read_mem(text, len, &opt, &t, &err), BAL_EFORMAT);
+    assert_ptr_equal(t, (bal_swf_trace *)0x1);
+    assert_int_equal(err.line, 3);
+    assert_non_null(strstr(err.message, "line longer than"));
+    /* the same text through the file reader, without its last newline */
+    char path[] = "/tmp/ballast_swf_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, len - 1), (ssize_t)(len - 1));
+    close(fd);
+    assert_int_equal(bal_swf_read_file(path, &opt, &t, &err), BAL_EFORMAT);
+    assert_int_equal(err.line, 3);
+    assert_non_null(strstr(err.message, "line longer than"));
+    remove(path);
+    /* no newline ever */
+    assert_int_equal(bal_swf_read_file("/dev/zero", &opt, &t, &err), BAL_EFORMAT);
+    assert_int_equal(err.line, 1);
+    assert_ptr_equal(t, (bal_swf_trace *)0x1);
+  }
+  free(text);
 }
 
 /* Lenient mode on a text with no valid job line (binary data, say) is
@@ -338,6 +398,7 @@ int main(void) {
       cmocka_unit_test(filters_partition_window_first),
       cmocka_unit_test(files_plain_and_gzip),
       cmocka_unit_test(numbers_too_large),
+      cmocka_unit_test(lines_have_a_length_limit),
       cmocka_unit_test(lenient_needs_one_valid_line),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

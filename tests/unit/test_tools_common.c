@@ -7,11 +7,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "common/cli.h"
 #include "common/json.h"
+#include "common/output.h"
 
 static void test_int_text(void **state) {
   (void)state;
@@ -173,9 +178,117 @@ static char *json_of(void (*fill)(json_writer *)) {
   json_writer j;
   json_init(&j, f);
   fill(&j);
-  json_finish(&j);
+  assert_true(json_finish(&j));
   fclose(f);
   return buf;
+}
+
+/* Nesting deeper than JSON_MAX_DEPTH would put values in the wrong
+ * container: the document fails and nothing is printed. */
+static void test_json_failure_prints_nothing(void **state) {
+  (void)state;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  assert_non_null(f);
+  json_writer j;
+  json_init(&j, f);
+  for (int i = 0; i <= JSON_MAX_DEPTH; i++) json_object_begin(&j, "deeper");
+  json_int(&j, "x", 1);
+  for (int i = 0; i <= JSON_MAX_DEPTH; i++) json_object_end(&j);
+  assert_false(json_finish(&j));
+  /* the writer is usable again */
+  json_object_begin(&j, NULL);
+  json_int(&j, "x", 1);
+  json_object_end(&j);
+  assert_true(json_finish(&j));
+  fclose(f);
+  assert_string_equal(buf, "{\"x\":1}\n");
+  free(buf);
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1 /* they reserve far more address space than RLIMIT_AS allows */
+#else
+#define UNDER_SANITIZER 0
+#endif
+
+/* Out of memory for real: in a child whose address space is capped, a
+ * string the writer cannot copy fails the document instead of vanishing
+ * from it. */
+static void test_json_out_of_memory(void **state) {
+  (void)state;
+  if (UNDER_SANITIZER) skip();
+  size_t n = (size_t)64 << 20;
+  char *big = malloc(n + 1);
+  assert_non_null(big);
+  memset(big, 'a', n);
+  big[n] = '\0';
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    struct rlimit rl;
+    getrlimit(RLIMIT_AS, &rl);
+    /* room for what is mapped now and a little: not for 3 x 64 MB more */
+    FILE *st = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+    if (!st || fscanf(st, "%lu", &pages) != 1) _exit(3);
+    fclose(st);
+    rl.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)32 << 20);
+    if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(3);
+    FILE *out = fopen("/dev/null", "w");
+    if (!out) _exit(3);
+    json_writer j;
+    json_init(&j, out);
+    json_object_begin(&j, NULL);
+    json_string(&j, "big", big);
+    json_object_end(&j);
+    _exit(json_finish(&j) ? 1 : 0);
+  }
+  int status;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  free(big);
+}
+
+/* A file written through out_open()/out_commit() keeps the permissions of
+ * the file it replaces; a new one gets 0666 less the umask. */
+static void test_output_mode(void **state) {
+  (void)state;
+  char dir[] = "/tmp/ballast_out_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[256];
+  snprintf(path, sizeof path, "%s/out.txt", dir);
+  mode_t old = umask(027);
+  out_file o;
+  assert_true(out_open(&o, "test", "--out", path));
+  fputs("one\n", o.f);
+  assert_true(out_commit(&o));
+  struct stat sb;
+  assert_int_equal(stat(path, &sb), 0);
+  assert_int_equal(sb.st_mode & 07777, 0640);
+  assert_int_equal(chmod(path, 0604), 0);
+  assert_true(out_open(&o, "test", "--out", path));
+  fputs("two\n", o.f);
+  assert_true(out_commit(&o));
+  assert_int_equal(stat(path, &sb), 0);
+  assert_int_equal(sb.st_mode & 07777, 0604);
+  assert_int_equal(sb.st_size, 4);
+  /* a file reserved for another program keeps the mode too */
+  assert_int_equal(chmod(path, 0600), 0);
+  assert_true(out_reserve(&o, "test", "--out", path));
+  FILE *f = fopen(o.tmp, "w");
+  assert_non_null(f);
+  fputs("three\n", f);
+  fclose(f);
+  assert_true(out_commit(&o));
+  assert_int_equal(stat(path, &sb), 0);
+  assert_int_equal(sb.st_mode & 07777, 0600);
+  assert_int_equal(sb.st_size, 6);
+  umask(old);
+  assert_int_equal(unlink(path), 0);
+  assert_int_equal(rmdir(dir), 0); /* no temporary file left behind */
 }
 
 static void fill_values(json_writer *j) {
@@ -262,6 +375,9 @@ int main(void) {
       cmocka_unit_test(test_int_text),         cmocka_unit_test(test_uint_and_double_text),
       cmocka_unit_test(test_parse),            cmocka_unit_test(test_help_layout),
       cmocka_unit_test(test_json),             cmocka_unit_test(test_json_doubles_round_trip),
+      cmocka_unit_test(test_json_failure_prints_nothing),
+      cmocka_unit_test(test_json_out_of_memory),
+      cmocka_unit_test(test_output_mode),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -138,15 +138,29 @@ static bool is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "
 /* At exit: a table or --json that did not reach stdout (a full disk, a
  * closed pipe) is a failed run, not a success (gnulib's close_stdout). */
 static const char *exit_prog;
+static bool exit_registered, output_failed;
 static void close_stdout(void) {
   if (fflush(stdout) != 0 || ferror(stdout)) {
-    fprintf(stderr, "%s: cannot write the standard output: %s\n", exit_prog, strerror(errno));
+    fprintf(stderr, "%s: cannot write the standard output: %s\n", exit_prog ? exit_prog : "ballast",
+            strerror(errno));
     _Exit(1);
   }
+  if (output_failed) _Exit(1);
+}
+
+static void register_exit(void) {
+  if (!exit_registered) atexit(close_stdout);
+  exit_registered = true;
+}
+
+void cli_output_failed(const char *what) {
+  fprintf(stderr, "%s: %s: not written: out of memory\n", exit_prog ? exit_prog : "ballast", what);
+  output_failed = true;
+  register_exit();
 }
 
 int cli_parse(const cli_program *p, int argc, char **argv) {
-  if (!exit_prog) atexit(close_stdout);
+  register_exit();
   exit_prog = p->name;
   /* --help and --version win wherever they are (before "--"), even after
    * a bad value: asking for help is never an error. */

@@ -142,6 +142,12 @@ bool cli_temp_template(char *buf, size_t n, const char *name);
  * mkstemp()/mkdtemp() replace. Returns false if it does not fit in n bytes. */
 bool cli_mkstemp_template(char *buf, size_t n, const char *dir, const char *prefix);
 
+/* An output that could not be made (json_finish() false: out of memory):
+ * prints "PROG: WHAT: not written: out of memory" on stderr and makes the
+ * program exit with status 1, whatever main returns (as an unwritable
+ * stdout does). */
+void cli_output_failed(const char *what);
+
 /* Print "PROG (Ballast X.Y.Z)" to stdout. */
 void cli_print_version(const char *prog);
 

@@ -7,7 +7,9 @@
 
 #include "json.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +19,8 @@ void json_init(json_writer *j, FILE *out) {
 }
 
 /* Put v under key into the innermost open container (or make it the
- * document); takes the reference to v. */
+ * document); takes the reference to v. v NULL is JSON null. A value that
+ * cannot be added (json-c out of memory) marks the document failed. */
 static void add(json_writer *j, const char *key, json_object *v) {
   if (j->depth == 0) {
     json_object_put(j->root);
@@ -25,20 +28,34 @@ static void add(json_writer *j, const char *key, json_object *v) {
     return;
   }
   json_object *parent = j->open[j->depth - 1];
-  if (json_object_is_type(parent, json_type_array)) {
-    if (json_object_array_add(parent, v) != 0) json_object_put(v);
-  } else if (json_object_object_add(parent, key ? key : "", v) != 0) {
+  int rc = json_object_is_type(parent, json_type_array)
+               ? json_object_array_add(parent, v)
+               : json_object_object_add(parent, key ? key : "", v);
+  if (rc != 0) {
     json_object_put(v);
+    j->failed = true;
   }
 }
 
+/* add() for a value just made by a json-c constructor: NULL there means
+ * out of memory, not null. */
+static void add_new(json_writer *j, const char *key, json_object *v) {
+  if (!v) j->failed = true;
+  else add(j, key, v);
+}
+
 static void begin(json_writer *j, const char *key, json_object *c) {
-  if (!c) return;
+  if (!c) {
+    j->failed = true;
+    return;
+  }
   add(j, key, json_object_get(c)); /* one reference for the parent, one for open[] */
-  if (j->depth < JSON_MAX_DEPTH)
+  if (j->depth < JSON_MAX_DEPTH) {
     j->open[j->depth++] = c;
-  else
+  } else { /* its values would land in its parent: the document is wrong */
     json_object_put(c);
+    j->failed = true;
+  }
 }
 
 static void end(json_writer *j) {
@@ -80,8 +97,11 @@ void json_string(json_writer *j, const char *key, const char *value) {
     return;
   }
   size_t len = strlen(value);
-  char *clean = malloc(3 * len + 1); /* each bad byte grows to the 3 bytes of U+FFFD */
-  if (!clean) return;
+  char *clean = len < SIZE_MAX / 3 ? malloc(3 * len + 1) : NULL; /* a bad byte: 3 (U+FFFD) */
+  if (!clean) {
+    j->failed = true;
+    return;
+  }
   size_t w = 0;
   for (const unsigned char *p = (const unsigned char *)value; *p;) {
     size_t n = utf8_len(p);
@@ -96,16 +116,16 @@ void json_string(json_writer *j, const char *key, const char *value) {
     }
   }
   clean[w] = '\0';
-  add(j, key, json_object_new_string_len(clean, (int)w));
+  add_new(j, key, w <= INT_MAX ? json_object_new_string_len(clean, (int)w) : NULL);
   free(clean);
 }
 
 void json_int(json_writer *j, const char *key, int64_t value) {
-  add(j, key, json_object_new_int64(value));
+  add_new(j, key, json_object_new_int64(value));
 }
 
 void json_uint(json_writer *j, const char *key, uint64_t value) {
-  add(j, key, json_object_new_uint64(value));
+  add_new(j, key, json_object_new_uint64(value));
 }
 
 void json_double(json_writer *j, const char *key, double value) {
@@ -125,11 +145,11 @@ void json_double(json_writer *j, const char *key, double value) {
     snprintf(text, sizeof text, "%.*g", prec, value);
     if (strtod(text, NULL) == value) break;
   }
-  add(j, key, json_object_new_double_s(value, text));
+  add_new(j, key, json_object_new_double_s(value, text));
 }
 
 void json_bool(json_writer *j, const char *key, bool value) {
-  add(j, key, json_object_new_boolean(value));
+  add_new(j, key, json_object_new_boolean(value));
 }
 
 void json_raw(json_writer *j, const char *key, const char *json_text) {
@@ -138,17 +158,22 @@ void json_raw(json_writer *j, const char *key, const char *json_text) {
   add(j, key, json_tokener_parse(json_text));
 }
 
-void json_finish(json_writer *j) {
+bool json_finish(json_writer *j) {
   while (j->depth > 0) end(j);
-  if (j->root) {
-    fputs(json_object_to_json_string_ext(j->root, JSON_C_TO_STRING_PLAIN |
-                                                      JSON_C_TO_STRING_NOSLASHESCAPE),
-          j->out);
-  } else {
-    fputs("null", j->out);
+  const char *text = "null";
+  if (j->root && !j->failed)
+    text = json_object_to_json_string_ext(j->root, JSON_C_TO_STRING_PLAIN |
+                                                       JSON_C_TO_STRING_NOSLASHESCAPE);
+  bool ok = !j->failed && text;
+  /* a document with a value missing is not printed: a reader would take
+   * it for the whole result */
+  if (ok) {
+    fputs(text, j->out);
+    fputc('\n', j->out);
+    fflush(j->out);
   }
-  fputc('\n', j->out);
-  fflush(j->out);
   json_object_put(j->root);
   j->root = NULL;
+  j->failed = false;
+  return ok;
 }

@@ -9,8 +9,10 @@
  *   json_object_end(&j);
  *   json_finish(&j);
  * A NULL key is for values at the top level and inside arrays. Not
- * thread-safe: one writer per thread. Out of memory, values are dropped
- * (the tools have no better answer while printing their results). */
+ * thread-safe: one writer per thread. A value that cannot be added (out of
+ * memory, or nesting deeper than JSON_MAX_DEPTH) fails the whole document:
+ * json_finish() then prints nothing and returns false, and the caller
+ * reports it (cli_output_failed()). */
 #ifndef BALLAST_TOOLS_JSON_H
 #define BALLAST_TOOLS_JSON_H
 
@@ -27,6 +29,7 @@ typedef struct json_writer {
   int depth;
   struct json_object *root;                      /* the document */
   struct json_object *open[JSON_MAX_DEPTH];      /* objects and arrays being filled */
+  bool failed;                                   /* a value was lost: print nothing */
 } json_writer;
 
 void json_init(json_writer *j, FILE *out);
@@ -47,7 +50,9 @@ void json_bool(json_writer *j, const char *key, bool value);
  * output); null if json-c cannot parse it. */
 void json_raw(json_writer *j, const char *key, const char *json_text);
 /* Print the document and a newline to the stream of json_init(), flush it
- * and free the tree (call after the top-level object_end). */
-void json_finish(json_writer *j);
+ * and free the tree (call after the top-level object_end). Returns false,
+ * having printed nothing, when a value was lost or the text could not be
+ * made (out of memory); the writer is then empty again. */
+bool json_finish(json_writer *j);
 
 #endif

@@ -1,6 +1,7 @@
 #include "output.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,10 @@ static bool make_temp(out_file *o, const char *prog, const char *flag, const cha
       if (w > 0 && (size_t)w < sizeof real) path = real;
     }
   }
+  /* The file replaced keeps its permissions; a new one gets what a plain
+   * fopen() would give it. */
+  mode_t mode = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? sb.st_mode & 07777
+                                                            : 0666 & ~current_umask();
   char dir[4096];
   dir_of(path, dir, sizeof dir);
   const char *base = strrchr(path, '/');
@@ -131,9 +136,8 @@ static bool make_temp(out_file *o, const char *prog, const char *flag, const cha
     o->tmp[0] = '\0';
     return false;
   }
-  /* mkstemp makes the file private (0600); the output gets the mode a
-   * plain fopen() would give it. */
-  if (fchmod(fd, 0666 & ~current_umask()) != 0 || !(o->f = fdopen(fd, "w"))) {
+  /* mkstemp makes the file private (0600) */
+  if (fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "w"))) {
     fprintf(stderr, "%s: %s: %s: %s\n", prog, flag, path, strerror(errno));
     close(fd);
     unlink(o->tmp);
@@ -160,12 +164,25 @@ bool out_reserve(out_file *o, const char *prog, const char *flag, const char *pa
   return true;
 }
 
+/* fsync() the file or directory at path; 0 or the errno. A file system
+ * that cannot sync a directory (EINVAL) has nothing to make durable. */
+static int sync_path(const char *path, bool dir) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
+  if (fd < 0) return errno;
+  int err = fsync(fd) == 0 || (dir && errno == EINVAL) ? 0 : errno;
+  close(fd);
+  return err;
+}
+
 bool out_commit(out_file *o) {
   int err = 0;
   bool reserved = !o->f;
   if (o->f) {
     errno = 0;
     if (fflush(o->f) != 0 || ferror(o->f)) err = errno ? errno : EIO;
+    /* on disk before it takes the final name: a crash after the rename
+     * must not leave an empty or partial file there */
+    if (!err && !o->direct && fsync(fileno(o->f)) != 0) err = errno;
     if (fclose(o->f) != 0 && !err) err = errno ? errno : EIO;
     o->f = NULL;
   }
@@ -179,10 +196,19 @@ bool out_commit(out_file *o) {
     unlink(o->tmp);
     return false;
   }
+  if (!err && reserved) err = sync_path(o->tmp, false); /* another program wrote it */
   if (!err && rename(o->tmp, o->path) != 0) err = errno;
   if (err) {
     fprintf(stderr, "%s: %s: %s: %s\n", o->prog, o->flag, o->path, strerror(err));
     unlink(o->tmp);
+    return false;
+  }
+  /* the rename itself is durable once its directory is synced */
+  char dir[4096];
+  dir_of(o->path, dir, sizeof dir);
+  if ((err = sync_path(dir, true)) != 0) {
+    fprintf(stderr, "%s: %s: %s: written, but its directory %s could not be synced: %s\n",
+            o->prog, o->flag, o->path, dir, strerror(err));
     return false;
   }
   return true;

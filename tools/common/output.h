@@ -35,10 +35,16 @@ bool out_open(out_file *o, const char *prog, const char *flag, const char *path)
  * (gnuplot's `set output`): its name is o->tmp. */
 bool out_reserve(out_file *o, const char *prog, const char *flag, const char *path);
 
-/* Close (checking every write) and rename the temporary file to the
- * destination. An empty file from out_reserve() is a failure (the other
- * program wrote nothing). On failure the temporary file is removed, the
- * destination untouched, and false returned after printing why. */
+/* Close (checking every write), fsync and rename the temporary file to the
+ * destination, then fsync its directory, so that after a crash the
+ * destination holds the old file or the whole new one. The new file has
+ * the permissions of the file it replaces, or, for a new one, those a
+ * plain fopen() would give it (0666 less the umask). An empty file from
+ * out_reserve() is a failure (the other program wrote nothing). On failure
+ * the temporary file is removed, the destination untouched, and false
+ * returned after printing why; the one exception is a directory that
+ * could not be synced after the rename (the message says the file was
+ * written). */
 bool out_commit(out_file *o);
 
 /* Close and remove the temporary file (after a failure elsewhere). */

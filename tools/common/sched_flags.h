@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "cli.h"
+#include "share_flag.h"
 
 /* The flags of SD-Policy's shared machinery, as `ballast sched` names
  * them, into the bal_sched_config *cfg (entries of a cli_flag table). */
@@ -17,9 +18,7 @@
           "sd: most running jobs shrunk for one start (2)"),                                  \
       CLI_CUSTOM("--max-slowdown", "X", (cfg), sched_parse_max_slowdown,                      \
                  "sd: mate cut-off: a number (10), inf or dynamic"),                          \
-      {.kind = CLI_KIND_DOUBLE, .name = "--sharing-factor", .metavar = "F",                   \
-       .dest = &(cfg)->sharing_factor, .dmin = 0, .dmax = 1, .open_min = true,                \
-       .open_max = true, .help = "sd: fraction of a mate's cores lent, (0,1) (0.5)"},         \
+      SHARE_FACTOR_FLAG(&(cfg)->sharing_factor, "sd: fraction of a mate's cores lent"),         \
       CLI_INT("--ranks-per-node", "R", &(cfg)->ranks_per_node, 0, BAL_SCHED_MAX_NODES,        \
               "sd: MPI ranks a job runs per node; a mate keeps a core\n"                      \
               "per rank (1; 0: one per processor)")

@@ -725,7 +725,7 @@ static void print_json(const opts *o, int p, long long tasks, const run_out *run
   }
   json_array_end(&j);
   json_object_end(&j);
-  json_finish(&j);
+  if (!json_finish(&j)) cli_output_failed("--json");
 }
 
 static void print_table(const opts *o, int p, long long tasks, const run_out *runs, int nruns) {

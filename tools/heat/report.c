@@ -1,6 +1,7 @@
 /* ballast-heat's output: one JSON object (--json) or a short table. */
 #include <inttypes.h>
 
+#include "common/cli.h"
 #include "common/json.h"
 #include "heat.h"
 
@@ -60,7 +61,7 @@ void report_json(const heat_opts *o, const heat_result *r) {
   json_string(&j, "trace", o->trace);
   json_string(&j, "plot", o->plot);
   json_object_end(&j);
-  json_finish(&j);
+  if (!json_finish(&j)) cli_output_failed("--json");
 }
 
 void report_table(const heat_opts *o, const heat_result *r) {

@@ -309,7 +309,7 @@ static void print_json(const opts *o, int capacity, double start_s, const sample
   }
   json_array_end(&j);
   json_object_end(&j);
-  json_finish(&j);
+  if (!json_finish(&j)) cli_output_failed("--json");
 }
 
 /* Items per second over iterations [first, end), leaving out the first

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/cli.h"
+#include "common/share_flag.h"
 #include "node_tool.h"
 
 enum { C_INIT = 1, C_DESTROY = 2, C_LIST = 4, C_SET = 8, C_RUN = 16, C_REMOVE = 32, C_ALL = 63 };
@@ -85,9 +86,7 @@ static size_t all_flags(node_opts *o, node_flag *t) {
       {C_INIT, CLI_BOOL("--real", &o->real,
                         "this machine's configured CPUs (masks applied with\n"
                         "sched_setaffinity)")},
-      {C_INIT, {.kind = CLI_KIND_DOUBLE, .name = "--sharing-factor", .metavar = "F",
-                .dest = &o->sharing_factor, .dmin = 0, .dmax = 1, .open_min = true,
-                .help = "a mate lends floor(F x its own CPUs), F in (0, 1]\n(default 0.5)"}},
+      {C_INIT, SHARE_FACTOR_FLAG(&o->sharing_factor, "a mate lends floor(F x its own CPUs)")},
       {C_INIT, CLI_STRING("--group", "G", &o->group,
                           "mode 0660, owned by group G, for a manager serving\n"
                           "several users (default: mode 0600)")},
@@ -212,7 +211,7 @@ static int check(node_opts *o) {
 }
 
 int main(int argc, char **argv) {
-  static node_opts o = {.sharing_factor = 0.5, .min_cpus = 1, .ranks = 1};
+  static node_opts o = {.sharing_factor = BAL_SHARE_FACTOR_DEFAULT, .min_cpus = 1, .ranks = 1};
   if (argc < 2)
     return cli_usage_error(NODE_PROG, "missing COMMAND: init, destroy, list, set, run or "
                                       "remove (see --help)");

@@ -103,7 +103,7 @@ int node_init(const node_opts *o) {
     json_int(&j, "node_cpus", ncpus);
     json_bool(&j, "virtual", is_virtual);
     json_object_end(&j);
-    json_finish(&j);
+    if (!json_finish(&j)) cli_output_failed("--json");
   } else {
     printf("registry '%s': %" PRId64 " %s CPUs, sharing factor %g, mode %s%s\n", o->registry,
            ncpus, is_virtual ? "virtual" : "real", o->sharing_factor, o->group ? "0660 group " : "0600",
@@ -135,7 +135,7 @@ int node_destroy(const node_opts *o) {
     node_json_begin(&j, o);
     json_int(&j, "processes", procs > 0 ? procs : 0);
     json_object_end(&j);
-    json_finish(&j);
+    if (!json_finish(&j)) cli_output_failed("--json");
   } else {
     printf("removed registry '%s'", o->registry);
     if (procs > 0)
@@ -251,7 +251,7 @@ int node_list(const node_opts *o) {
     }
     json_array_end(&j);
     json_object_end(&j);
-    json_finish(&j);
+    if (!json_finish(&j)) cli_output_failed("--json");
     return 0;
   }
   format(&free_cpus, list, sizeof list);
@@ -336,7 +336,7 @@ int node_set(const node_opts *o) {
     if (o->wait_s > 0) json_bool(&j, "applied", rc == BAL_OK);
     else json_string(&j, "applied", NULL); /* not waited for: unknown */
     json_object_end(&j);
-    json_finish(&j);
+    if (!json_finish(&j)) cli_output_failed("--json");
   } else {
     printf("pid %" PRId64 ": CPUs %s%s\n", o->pid, list,
            o->wait_s == 0 ? "" : rc == BAL_OK ? " (applied)" : " (not applied yet)");
@@ -361,7 +361,7 @@ int node_remove(const node_opts *o) {
     node_json_begin(&j, o);
     json_int(&j, "pid", o->pid);
     json_object_end(&j);
-    json_finish(&j);
+    if (!json_finish(&j)) cli_output_failed("--json");
   } else {
     printf("removed pid %" PRId64 " (its CPUs are handed on)\n", o->pid);
   }

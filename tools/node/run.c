@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/cli.h"
 #include "common/json.h"
 #include "node_tool.h"
 
@@ -149,7 +150,7 @@ static void print_json(const node_opts *o, pid_t pid, int64_t job, const bal_nod
   json_string(&j, "granted", list);
   json_int(&j, "status", status);
   json_object_end(&j);
-  json_finish(&j);
+  if (!json_finish(&j)) cli_output_failed("--json");
 }
 
 int node_run(const node_opts *o) {

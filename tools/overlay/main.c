@@ -123,7 +123,7 @@ static void print_json(const options *o, const ov_stats *st, int target, double 
   else
     json_string(&j, "local_matches_whole", NULL);
   json_object_end(&j);
-  json_finish(&j);
+  if (!json_finish(&j)) cli_output_failed("--json");
 }
 
 static void print_table(const options *o, const ov_stats *st, int target, double build_s) {

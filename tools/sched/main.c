@@ -10,14 +10,53 @@
 #include "common/cli.h"
 #include "common/output.h"
 #include "common/sched_flags.h"
+#include "common/share_flag.h"
 #include "core/clock.h"
 #include "sched_tool.h"
 
 const char *const SCHED_PROG = "ballast-sched";
 #define PROG SCHED_PROG
 
-/* --set KEY=VALUE (repeatable): a setting owned by one policy, checked for
- * its form here and by its policy when the run starts. */
+/* Is key=value a setting its policy takes (bal_sched_setting_check())? If
+ * not, say which part is wrong and what would be right. A malformed key is
+ * left to bal_sched_config_set()'s message. */
+static bool setting_known(const char *key, const char *value, char *err, size_t n) {
+  const char *accepted = NULL;
+  int rc = bal_sched_setting_check(key, value, &accepted);
+  if (rc == BAL_OK || (rc == BAL_EINVAL && !accepted)) return true;
+  if (rc == BAL_EINVAL) {
+    snprintf(err, n, "'%s' is not a value of %s (%s)", value, key, accepted);
+    return false;
+  }
+  if (rc != BAL_ENOTFOUND) {
+    snprintf(err, n, "'%s': %s", key, bal_strerror(rc));
+    return false;
+  }
+  /* the key has a dot: bal_sched_setting_check() found it well-formed */
+  const char *dot = strchr(key, '.');
+  char policy[BAL_SCHED_SETTING_LEN], list[192] = "";
+  snprintf(policy, sizeof policy, "%.*s", (int)(dot - key), key);
+  bool known = false;
+  for (int i = 0; bal_sched_policy_name(i); i++) known |= !strcmp(bal_sched_policy_name(i), policy);
+  if (!known) {
+    snprintf(err, n, "'%s': no policy '%s' (%s)", key, policy,
+             sched_policy_list(list, sizeof list, ", "));
+    return false;
+  }
+  for (int i = 0; bal_sched_setting_name(policy, i); i++) {
+    size_t used = strlen(list);
+    snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
+             bal_sched_setting_name(policy, i));
+  }
+  if (list[0])
+    snprintf(err, n, "'%s': %s has no setting '%s' (its settings: %s)", key, policy, dot + 1,
+             list);
+  else snprintf(err, n, "'%s': %s has no settings", key, policy);
+  return false;
+}
+
+/* --set KEY=VALUE (repeatable): a setting owned by one policy, whose key
+ * and value are checked here (bal_sched_run() checks them again). */
 static bool parse_setting(const char *v, void *dest, char *err, size_t n) {
   const char *eq = strchr(v, '=');
   char key[BAL_SCHED_SETTING_LEN];
@@ -31,6 +70,7 @@ static bool parse_setting(const char *v, void *dest, char *err, size_t n) {
     return false;
   }
   snprintf(key, sizeof key, "%.*s", (int)(eq - v), v);
+  if (!setting_known(key, eq + 1, err, n)) return false;
   if (bal_sched_config_set(dest, key, eq + 1) != BAL_OK) {
     snprintf(err, n, "'%s': malformed or too long (key and value under %d bytes, at most %d settings)",
              v, BAL_SCHED_SETTING_LEN, BAL_SCHED_MAX_SETTINGS);
@@ -95,12 +135,14 @@ static int parse(int argc, char **argv, sched_opts *o) {
       CLI_CUSTOM("--max-slowdown", "X", &o->cfg, sched_parse_max_slowdown,
                  "sd: mate cut-off: a number (10), inf or dynamic\n"
                  "(mean predicted slowdown of running jobs)"),
-      {.kind = CLI_KIND_DOUBLE, .name = "--sharing-factor", .metavar = "F",
-       .dest = &o->cfg.sharing_factor, .dmin = 0, .dmax = 1, .open_min = true, .open_max = true,
-       .help = "sd: fraction of a mate's cores lent, (0,1) (0.5)"},
+      SHARE_FACTOR_FLAG(&o->cfg.sharing_factor, "sd: fraction of a mate's cores lent"),
       CLI_CHOICE("--runtime-model", "M", &runtime_model, models,
-                 "sd: how shrinking stretches jobs: ideal (default)\n"
-                 "or worst (predictions always use worst)"),
+                 "sd: how shrinking stretches jobs: ideal (default: a\n"
+                 "job moves at its nodes' mean pace, as one that balances\n"
+                 "its work does; the published figures' model) or worst\n"
+                 "(its slowest node sets its pace: slurm-replay's default,\n"
+                 "as its test jobs end with their slowest node);\n"
+                 "predictions always use worst"),
       CLI_CHOICE("--core-demand", "D", &core_demand, demands,
                  "sd: cores a job uses per node unshrunk: procs\n"
                  "(ceil(procs / nodes), default) or node (all)"),
@@ -176,6 +218,31 @@ static void machine_error(const sched_opts *o, const bal_swf_trace *t) {
             o->nodes ? "--cores-per-node" : "--nodes");
 }
 
+/* The machine read from the header (or derived from it and a flag) within
+ * the simulator's limits (sched.h: 1 .. BAL_SCHED_MAX_NODES nodes and cores
+ * per node)? If not, name the header fields it came from and the limit. */
+static bool machine_fits(const sched_opts *o, const bal_swf_trace *t) {
+  const bal_sched_config *c = &o->cfg;
+  long long hn = (long long)t->header.max_nodes, hp = (long long)t->header.max_procs;
+  bool nodes_big = c->nodes > BAL_SCHED_MAX_NODES, header_only = o->nodes == 0 && o->cores == 0;
+  if (!nodes_big && c->cores_per_node <= BAL_SCHED_MAX_NODES) return true;
+  /* a flag's value is within the limit (the parser): the header set the
+   * rest, directly or through that flag */
+  char from[96];
+  if (nodes_big && header_only) snprintf(from, sizeof from, "header MaxNodes %lld", hn);
+  else if (nodes_big)
+    snprintf(from, sizeof from, "header MaxProcs %lld / --cores-per-node %lld", hp,
+             (long long)o->cores);
+  else if (header_only) snprintf(from, sizeof from, "header MaxProcs %lld / MaxNodes %lld", hp, hn);
+  else snprintf(from, sizeof from, "header MaxProcs %lld / --nodes %lld", hp, (long long)o->nodes);
+  fprintf(stderr, "%s: %s: %s gives %lld %s, above the simulator's limit of %lld; give %s\n", PROG,
+          o->trace, from, (long long)(nodes_big ? c->nodes : c->cores_per_node),
+          nodes_big ? "nodes" : "cores per node", (long long)BAL_SCHED_MAX_NODES,
+          header_only ? "--nodes and --cores-per-node"
+                      : (nodes_big ? "--nodes" : "--cores-per-node"));
+  return false;
+}
+
 /* Replace *trace by its window, scaled (bal_swf_scale()); the machine
  * resolved so far is the trace's, and the scaled one replaces it. */
 static bool scale_trace(sched_opts *o, bal_swf_trace **trace) {
@@ -219,10 +286,12 @@ static int simulate(const sched_opts *o, const bal_swf_trace *t, bal_sched_confi
   int rc = bal_sched_run(t, &cfg, out);
   *secs = bal__now_s() - t0;
   if (rc != BAL_OK) {
-    /* Settings are checked by their policy when the run starts: point at
-     * them, the only input not checked while parsing. */
+    /* Settings and the machine were checked before: what is left is a
+     * trace past the simulator's job limit, or memory. */
     fprintf(stderr, "%s: %s: simulation failed: %s%s\n", PROG, o->trace, bal_strerror(rc),
-            rc == BAL_EINVAL && cfg.nsettings ? " (a --set its policy does not know?)" : "");
+            rc == BAL_EINVAL && t->njobs > BAL_SCHED_MAX_JOBS
+                ? " (more jobs than the simulator's limit)"
+                : "");
     return 1;
   }
   return 0;
@@ -241,8 +310,12 @@ int main(int argc, char **argv) {
     if (rc == BAL_EFORMAT && err.line == 0) /* lenient, and nothing was SWF */
       fprintf(stderr, "%s: %s: %s\n", PROG, o.trace, err.message);
     else if (rc == BAL_EFORMAT)
-      fprintf(stderr, "%s: %s:%lld: %s (use --lenient to skip malformed lines)\n", PROG,
-              o.trace, (long long)err.line, err.message);
+      /* --lenient helps with a malformed line, not with an overlong one
+       * (refused in both modes, swf.h's "line longer than" message) */
+      fprintf(stderr, "%s: %s:%lld: %s%s\n", PROG, o.trace, (long long)err.line, err.message,
+              o.swf.lenient || !strncmp(err.message, "line longer than", 16)
+                  ? ""
+                  : " (use --lenient to skip malformed lines)");
     else
       fprintf(stderr, "%s: %s: %s%s%s\n", PROG, o.trace, bal_strerror(rc),
               err.message[0] ? ": " : "", err.message);
@@ -251,6 +324,10 @@ int main(int argc, char **argv) {
   tm.read_s = bal__now_s() - t0;
   if (bal_swf_machine(trace, o.nodes, o.cores, &o.cfg.nodes, &o.cfg.cores_per_node) != BAL_OK) {
     machine_error(&o, trace);
+    bal_swf_trace_destroy(trace);
+    return 1;
+  }
+  if (!machine_fits(&o, trace)) {
     bal_swf_trace_destroy(trace);
     return 1;
   }

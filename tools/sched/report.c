@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/cli.h"
 #include "common/json.h"
 #include "common/output.h"
 #include "sched_tool.h"
@@ -31,7 +32,7 @@ void sched_print_table(const sched_opts *o, const bal_swf_trace *t, const bal_sc
   printf("machine        %lld nodes x %lld cores\n", (long long)c->nodes,
          (long long)c->cores_per_node);
   printf("policy         %s", c->policy);
-  if (!strcmp(c->policy, "sd")) {
+  if (bal_sched_policy_shares(c->policy)) {
     char ms[32];
     max_slowdown_text(c, ms, sizeof ms);
     printf(" (max mates %lld, max slowdown %s, sharing factor %g, runtime model %s,\n"
@@ -187,7 +188,7 @@ void sched_print_json(const sched_opts *o, const bal_swf_trace *t, const bal_sch
   json_double(&j, "read_s", tm->read_s);
   json_double(&j, "simulate_s", tm->sim_s);
   json_object_end(&j);
-  json_finish(&j);
+  if (!json_finish(&j)) cli_output_failed("--json");
 }
 
 bool sched_write_csv(const char *path, const bal_sched_result *r) {

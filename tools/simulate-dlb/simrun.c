@@ -269,7 +269,7 @@ void sim_print_json(const sim_opts *o, const char *name, const char *text, const
   else
     json_string(&j, name, NULL);
   json_object_end(&j);
-  json_finish(&j);
+  if (!json_finish(&j)) cli_output_failed("--json");
 }
 
 FILE *sim_csv_open(const char *prog, const char *path, const char *header) {

@@ -473,7 +473,7 @@ static void print_json(const opts *o, int p, const seq_out *seq, bool have_seq, 
   json_double(&j, "last_task_end_s", t->last_task_s);
   json_object_end(&j);
   json_object_end(&j);
-  json_finish(&j);
+  if (!json_finish(&j)) cli_output_failed("--json");
 }
 
 static void print_table(const opts *o, int p, const seq_out *seq, bool have_seq, const sums *t,
