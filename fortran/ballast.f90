@@ -15,23 +15,10 @@ module ballast
   implicit none
   private
 
-  ! Status codes, equal to enum bal_status of ballast/error.h. Kept by hand
-  ! (a reader sees them here); tests/fortran/test_ballast.f90 fails when
-  ! they drift from the C library (it walks bal_err_name() over the codes).
-  integer(c_int), parameter, public :: BAL_OK = 0
-  integer(c_int), parameter, public :: BAL_EINVAL = -1
-  integer(c_int), parameter, public :: BAL_ENOMEM = -2
-  integer(c_int), parameter, public :: BAL_EIO = -3
-  integer(c_int), parameter, public :: BAL_EFORMAT = -4
-  integer(c_int), parameter, public :: BAL_ENOTSUP = -5
-  integer(c_int), parameter, public :: BAL_ESYS = -6
-  integer(c_int), parameter, public :: BAL_ERANGE = -7
-  integer(c_int), parameter, public :: BAL_EMPI = -8
-  integer(c_int), parameter, public :: BAL_EBUSY = -9
-  integer(c_int), parameter, public :: BAL_ECALLBACK = -10
-  integer(c_int), parameter, public :: BAL_ENOTFOUND = -11
-  integer(c_int), parameter, public :: BAL_EPERM = -12
-  integer(c_int), parameter, public :: BAL_ETIMEDOUT = -13
+  ! Status codes, equal to enum bal_status of ballast/error.h: generated
+  ! by CMake from its BAL_STATUS_MAP (fortran/status_codes.cmake), and
+  ! checked against the C library by tests/fortran/test_ballast.f90.
+  include 'ballast_status.inc'
 
   ! enum bal_log_level of ballast/log.h.
   integer(c_int), parameter, public :: BAL_LOG_ERROR = 0
