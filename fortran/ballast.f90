@@ -119,6 +119,14 @@ module ballast
   end interface
   public :: bal_log_stderr, bal_worker_id
 
+  !> bal_is_null(h): .true. while a handle is null (never created, failed
+  !> to create, or destroyed / detached). Module ballast_mpi extends it to
+  !> type(bal_steal) and type(bal_rebalance).
+  interface bal_is_null
+    module procedure bal_pool_is_null, bal_node_proc_is_null
+  end interface bal_is_null
+  public :: bal_is_null
+
   ! The C functions the wrappers below call.
   interface
     function c_strlen(s) bind(c, name='strlen') result(n)
@@ -273,6 +281,16 @@ module ballast
     bal_node_attach_config_init, bal_node_attach, bal_node_poll, bal_node_detach
 
 contains
+
+  pure logical function bal_pool_is_null(h)
+    type(bal_pool), intent(in) :: h
+    bal_pool_is_null = .not. c_associated(h%ptr)
+  end function bal_pool_is_null
+
+  pure logical function bal_node_proc_is_null(h)
+    type(bal_node_proc), intent(in) :: h
+    bal_node_proc_is_null = .not. c_associated(h%ptr)
+  end function bal_node_proc_is_null
 
   !> Copy a NUL-terminated C string into a Fortran string ('' for a null
   !> pointer).

@@ -4,6 +4,9 @@
 # Writes, into the current binary directory:
 #   ballast_status.inc       the public parameters of module ballast
 #                            (`BAL_EINVAL = -1`, ...)
+#   ballast_status_public.inc  `public ::` every code, for module ballast_mpi
+#                            to re-export them (`use ballast_mpi` alone is
+#                            enough to test a status)
 #   ballast_status_list.inc  for tests/fortran: every code's name and value
 #                            as two arrays, which the test compares with the
 #                            C library's bal_err_name()
@@ -41,6 +44,8 @@ file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/ballast_status.inc
   CONTENT "${_bal_head}${_bal_params}" @ONLY)
 list(JOIN _bal_names ", &\n  " _bal_names_text)
 list(JOIN _bal_values ", &\n  " _bal_values_text)
+file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/ballast_status_public.inc
+  CONTENT "${_bal_head}public :: &\n  ${_bal_values_text}\n" @ONLY)
 file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/ballast_status_list.inc
   CONTENT "${_bal_head}\
 integer, parameter :: bal_status_count = ${_bal_ncodes}
