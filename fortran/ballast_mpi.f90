@@ -196,10 +196,12 @@ module ballast_mpi
     end subroutine bal_steal_trace_fn
     !> Result callback (bal_steal_config%on_result, via c_funloc): the
     !> result (len bytes, c_f_pointer it; valid only during the call) and
-    !> status of one task spawned on this rank, exactly once, on the thread
-    !> that called bal_steal_run; never for an empty result (status 0, no
-    !> bytes). Must not call MPI on the balancer's communicator nor any
-    !> bal_steal_* of the balancer but bal_steal_stats_get, bal_steal_queued.
+    !> status of one task spawned on this rank (wherever it ran), exactly
+    !> once, on the thread that called bal_steal_run; arg is bal_steal_run's.
+    !> A failed task's result is delivered (its status, no bytes); only an
+    !> empty successful result (status 0, no bytes) is not. Must not call
+    !> MPI on the balancer's communicator nor any bal_steal_* of the
+    !> balancer but bal_steal_stats_get, bal_steal_queued.
     subroutine bal_steal_result_fn(result, len, status, arg) bind(c)
       import :: c_ptr, c_size_t, c_int
       type(c_ptr), value :: result
