@@ -25,32 +25,33 @@ BAL_BEGIN_DECLS
  * else. Codes are only ever appended; a value never changes meaning.
  * Users may expand it too (as libuv's UV_ERRNO_MAP), e.g. to build a table.
  */
-#define BAL_STATUS_MAP(X)                                                                   \
-  X(OK, 0, "success")                                                                       \
-  /* NULL pointer, out-of-range value */                                                    \
-  X(EINVAL, -1, "invalid argument")                                                         \
-  X(ENOMEM, -2, "out of memory")                                                            \
-  /* a file cannot be opened, read or written */                                            \
-  X(EIO, -3, "input/output error")                                                          \
-  /* malformed input data */                                                                \
-  X(EFORMAT, -4, "malformed input")                                                         \
-  /* operation not supported in this build or context */                                    \
-  X(ENOTSUP, -5, "not supported")                                                           \
-  /* an operating-system resource could not be obtained (threads, ...) */                   \
-  X(ESYS, -6, "system resource unavailable")                                                \
-  /* a value does not fit the representable range */                                        \
-  X(ERANGE, -7, "value out of range")                                                       \
-  /* an MPI call failed */                                                                  \
-  X(EMPI, -8, "MPI error")                                                                  \
-  /* the object is in use and the operation cannot proceed */                               \
-  X(EBUSY, -9, "resource busy")                                                             \
-  /* an application callback reported failure */                                            \
-  X(ECALLBACK, -10, "application callback failed")                                          \
-  /* the named object (registry, process, job) does not exist */                            \
-  X(ENOTFOUND, -11, "not found")                                                            \
-  /* the caller is not allowed to access the object */                                      \
-  X(EPERM, -12, "permission denied")                                                        \
-  /* a wait ran out of time (the operation itself was done) */                              \
+#define BAL_STATUS_MAP(X)                                                                  \
+  X(OK, 0, "success")                                                                      \
+  /* NULL pointer, out-of-range value */                                                   \
+  X(EINVAL, -1, "invalid argument")                                                        \
+  /* memory allocation failed */                                                           \
+  X(ENOMEM, -2, "out of memory")                                                           \
+  /* input/output error (file cannot be opened or read) */                                 \
+  X(EIO, -3, "input/output error")                                                         \
+  /* malformed input data */                                                               \
+  X(EFORMAT, -4, "malformed input")                                                        \
+  /* operation not supported in this build or context */                                   \
+  X(ENOTSUP, -5, "not supported")                                                          \
+  /* an operating-system resource could not be obtained (threads, ...) */                  \
+  X(ESYS, -6, "system resource unavailable")                                               \
+  /* a value does not fit the representable range */                                       \
+  X(ERANGE, -7, "value out of range")                                                      \
+  /* an MPI call failed */                                                                 \
+  X(EMPI, -8, "MPI error")                                                                 \
+  /* the object is in use and the operation cannot proceed */                              \
+  X(EBUSY, -9, "resource busy")                                                            \
+  /* an application callback reported failure */                                           \
+  X(ECALLBACK, -10, "application callback failed")                                         \
+  /* the named object (registry, process, job) does not exist */                           \
+  X(ENOTFOUND, -11, "not found")                                                           \
+  /* the caller is not allowed to access the object */                                     \
+  X(EPERM, -12, "permission denied")                                                       \
+  /* a wait ran out of time (the operation itself was done) */                             \
   X(ETIMEDOUT, -13, "timed out")
 
 /** Ballast status codes: BAL_OK and the BAL_E* codes of #BAL_STATUS_MAP. */
