@@ -41,8 +41,9 @@
  * guide.
  *
  * Threading: the balancer makes MPI calls only from the thread that calls
- * its functions; MPI_THREAD_SINGLE is enough. This header needs <mpi.h>; it
- * exists only when Ballast was built with MPI (BALLAST_HAVE_REBALANCE in
+ * its functions; MPI_THREAD_SINGLE is enough. This header needs <mpi.h>; the
+ * functions it declares (beyond rebalance_plan.h's) are in the library only
+ * when Ballast was built with MPI (BALLAST_HAVE_REBALANCE in
  * ballast/features.h).
  */
 #ifndef BALLAST_REBALANCE_H
