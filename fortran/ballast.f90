@@ -15,23 +15,10 @@ module ballast
   implicit none
   private
 
-  ! Status codes, equal to enum bal_status of ballast/error.h. Kept by hand
-  ! (a reader sees them here); tests/fortran/test_ballast.f90 fails when
-  ! they drift from the C library (it walks bal_err_name() over the codes).
-  integer(c_int), parameter, public :: BAL_OK = 0
-  integer(c_int), parameter, public :: BAL_EINVAL = -1
-  integer(c_int), parameter, public :: BAL_ENOMEM = -2
-  integer(c_int), parameter, public :: BAL_EIO = -3
-  integer(c_int), parameter, public :: BAL_EFORMAT = -4
-  integer(c_int), parameter, public :: BAL_ENOTSUP = -5
-  integer(c_int), parameter, public :: BAL_ESYS = -6
-  integer(c_int), parameter, public :: BAL_ERANGE = -7
-  integer(c_int), parameter, public :: BAL_EMPI = -8
-  integer(c_int), parameter, public :: BAL_EBUSY = -9
-  integer(c_int), parameter, public :: BAL_ECALLBACK = -10
-  integer(c_int), parameter, public :: BAL_ENOTFOUND = -11
-  integer(c_int), parameter, public :: BAL_EPERM = -12
-  integer(c_int), parameter, public :: BAL_ETIMEDOUT = -13
+  ! Status codes, equal to enum bal_status of ballast/error.h: generated
+  ! by CMake from its BAL_STATUS_MAP (fortran/status_codes.cmake), and
+  ! checked against the C library by tests/fortran/test_ballast.f90.
+  include 'ballast_status.inc'
 
   ! enum bal_log_level of ballast/log.h.
   integer(c_int), parameter, public :: BAL_LOG_ERROR = 0
@@ -131,6 +118,14 @@ module ballast
     end function bal_worker_id
   end interface
   public :: bal_log_stderr, bal_worker_id
+
+  !> bal_is_null(h): .true. while a handle is null (never created, failed
+  !> to create, or destroyed / detached). Module ballast_mpi extends it to
+  !> type(bal_steal) and type(bal_rebalance).
+  interface bal_is_null
+    module procedure bal_pool_is_null, bal_node_proc_is_null
+  end interface bal_is_null
+  public :: bal_is_null
 
   ! The C functions the wrappers below call.
   interface
@@ -286,6 +281,16 @@ module ballast
     bal_node_attach_config_init, bal_node_attach, bal_node_poll, bal_node_detach
 
 contains
+
+  pure logical function bal_pool_is_null(h)
+    type(bal_pool), intent(in) :: h
+    bal_pool_is_null = .not. c_associated(h%ptr)
+  end function bal_pool_is_null
+
+  pure logical function bal_node_proc_is_null(h)
+    type(bal_node_proc), intent(in) :: h
+    bal_node_proc_is_null = .not. c_associated(h%ptr)
+  end function bal_node_proc_is_null
 
   !> Copy a NUL-terminated C string into a Fortran string ('' for a null
   !> pointer).

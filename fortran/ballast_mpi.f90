@@ -3,13 +3,19 @@
 !> stealing) and `rebalance` (iterative rebalancing of domain-decomposed
 !> codes). Communicators are mpi_f08's type(MPI_Comm); the C side converts
 !> them with MPI_Comm_f2c (fortran/mpi_shim.c). Status codes and helpers
-!> are those of module ballast. See docs/fortran.md.
+!> are those of module ballast; the status codes, bal_strerror,
+!> bal_err_name and bal_is_null are re-exported here, so that
+!> `use ballast_mpi` alone is enough for a program that uses only steal
+!> or rebalance. See docs/fortran.md.
 module ballast_mpi
   use, intrinsic :: iso_c_binding
   use mpi_f08, only: MPI_Comm
-  use ballast, only: BAL_OK, BAL_EINVAL, bal_c_string, bal_to_c_string
+  use ballast
   implicit none
   private
+  ! Re-exported from module ballast (the list of codes is generated).
+  include 'ballast_status_public.inc'
+  public :: bal_strerror, bal_err_name
 
   ! enum bal_steal_progress
   integer(c_int), parameter, public :: BAL_STEAL_PROGRESS_AUTO = 0
@@ -190,10 +196,12 @@ module ballast_mpi
     end subroutine bal_steal_trace_fn
     !> Result callback (bal_steal_config%on_result, via c_funloc): the
     !> result (len bytes, c_f_pointer it; valid only during the call) and
-    !> status of one task spawned on this rank, exactly once, on the thread
-    !> that called bal_steal_run; never for an empty result (status 0, no
-    !> bytes). Must not call MPI on the balancer's communicator nor any
-    !> bal_steal_* of the balancer but bal_steal_stats_get, bal_steal_queued.
+    !> status of one task spawned on this rank (wherever it ran), exactly
+    !> once, on the thread that called bal_steal_run; arg is bal_steal_run's.
+    !> A failed task's result is delivered (its status, no bytes); only an
+    !> empty successful result (status 0, no bytes) is not. Must not call
+    !> MPI on the balancer's communicator nor any bal_steal_* of the
+    !> balancer but bal_steal_stats_get, bal_steal_queued.
     subroutine bal_steal_result_fn(result, len, status, arg) bind(c)
       import :: c_ptr, c_size_t, c_int
       type(c_ptr), value :: result
@@ -428,6 +436,12 @@ module ballast_mpi
     end function c_rebalance_measure_shift
   end interface
 
+  !> bal_is_null(h) of module ballast, extended to these handles.
+  interface bal_is_null
+    module procedure bal_steal_is_null, bal_rebalance_is_null
+  end interface bal_is_null
+  public :: bal_is_null
+
   public :: bal_steal_config_init, bal_steal_create, bal_steal_add_task, &
     bal_steal_set_estimate, bal_steal_run, bal_steal_spawn, bal_steal_queued, &
     bal_steal_poll, bal_steal_result, &
@@ -438,6 +452,16 @@ module ballast_mpi
     bal_rebalance_grain_time, bal_rebalance_time_min, bal_rebalance_measure_shift
 
 contains
+
+  pure logical function bal_steal_is_null(h)
+    type(bal_steal), intent(in) :: h
+    bal_steal_is_null = .not. c_associated(h%ptr)
+  end function bal_steal_is_null
+
+  pure logical function bal_rebalance_is_null(h)
+    type(bal_rebalance), intent(in) :: h
+    bal_rebalance_is_null = .not. c_associated(h%ptr)
+  end function bal_rebalance_is_null
 
   ! ---------------------------------------------------------------- steal
 

@@ -70,6 +70,11 @@ program farm
   character(len=32) :: argument
 
   call MPI_Init_thread(MPI_THREAD_FUNNELED, provided) ! THREAD progress
+  if (provided < MPI_THREAD_FUNNELED) then
+    ! The default progress mode (AUTO) then runs the tasks on this thread
+    ! between message polls (POLL): still correct, only without overlap.
+    write (0, '(a)') 'farm: MPI_THREAD_FUNNELED not provided, tasks run between polls'
+  end if
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nranks)
   ntasks = 2000

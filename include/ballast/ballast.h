@@ -10,13 +10,18 @@
  *  - ballast/node.h : node-level malleability, a shared-memory registry of
  *    processes and CPU masks
  *  - ballast/steal.h : distributed work stealing over MPI
- *  - ballast/rebalance.h : iterative rebalancing of domain-decomposed MPI codes
- *
- * The two MPI modules are included only when Ballast was built with MPI
- * (BALLAST_HAVE_STEAL, BALLAST_HAVE_REBALANCE in ballast/features.h) and
- * <mpi.h> is reachable (compile with mpicc); otherwise include them yourself.
- *
+ *  - ballast/rebalance.h : iterative rebalancing of domain-decomposed MPI codes;
+ *    ballast/rebalance_plan.h : its building blocks (no MPI needed)
  *  - ballast/share.h : SD-Policy's sharing rule, shared by sched, node and SLURM
+ *
+ * The two MPI modules are included when this installation of Ballast has
+ * them (BALLAST_HAVE_STEAL, BALLAST_HAVE_REBALANCE in ballast/features.h):
+ * then <mpi.h> must be reachable. pkg-config (ballast.pc) and the CMake
+ * targets (Ballast::ballast, Ballast::ballast_static) of such a build pass
+ * MPI's include path, so plain `cc` works through them. A program that uses
+ * no MPI module and cannot reach <mpi.h> (flags written by hand) defines
+ * BALLAST_NO_MPI before including this header, or includes the module
+ * headers it uses instead of this one.
  *
  * Common: ballast/error.h (status codes), ballast/log.h (diagnostics),
  * ballast/version.h (versions), ballast/features.h (optional modules).
@@ -36,19 +41,15 @@
 #include <ballast/node.h>
 #include <ballast/features.h>
 
-/* BALLAST_MPI_REACHABLE: <mpi.h> is already included or can be. */
-#if defined(MPI_VERSION)
-#define BALLAST_MPI_REACHABLE 1
-#elif defined(__has_include)
-#if __has_include(<mpi.h>)
-#define BALLAST_MPI_REACHABLE 1
-#endif
-#endif
+#include <ballast/rebalance_plan.h>
 
-#if defined(BALLAST_MPI_REACHABLE) && BALLAST_HAVE_STEAL
+/* By the installed features, not by probing for <mpi.h>: a program then
+ * sees the same declarations whichever include path it was given, and a
+ * missing <mpi.h> is an error naming it rather than a missing function. */
+#if BALLAST_HAVE_STEAL && !defined(BALLAST_NO_MPI)
 #include <ballast/steal.h>
 #endif
-#if defined(BALLAST_MPI_REACHABLE) && BALLAST_HAVE_REBALANCE
+#if BALLAST_HAVE_REBALANCE && !defined(BALLAST_NO_MPI)
 #include <ballast/rebalance.h>
 #endif
 

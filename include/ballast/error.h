@@ -17,22 +17,48 @@
 
 BAL_BEGIN_DECLS
 
-/** Ballast status codes. New codes are only ever appended. */
+/**
+ * Every Ballast status code, once: `X(NAME, VALUE, TEXT)` for each, in value
+ * order. The enum below, bal_strerror() (TEXT), bal_err_name() ("BAL_" NAME)
+ * and the Fortran binding's parameters (generated from this list when the
+ * binding is built) all come from it, so a code is added here and nowhere
+ * else. Codes are only ever appended; a value never changes meaning.
+ * Users may expand it too (as libuv's UV_ERRNO_MAP), e.g. to build a table.
+ */
+#define BAL_STATUS_MAP(X)                                                                  \
+  X(OK, 0, "success")                                                                      \
+  /* NULL pointer, out-of-range value */                                                   \
+  X(EINVAL, -1, "invalid argument")                                                        \
+  /* memory allocation failed */                                                           \
+  X(ENOMEM, -2, "out of memory")                                                           \
+  /* input/output error (file cannot be opened or read) */                                 \
+  X(EIO, -3, "input/output error")                                                         \
+  /* malformed input data */                                                               \
+  X(EFORMAT, -4, "malformed input")                                                        \
+  /* operation not supported in this build or context */                                   \
+  X(ENOTSUP, -5, "not supported")                                                          \
+  /* an operating-system resource could not be obtained (threads, ...) */                  \
+  X(ESYS, -6, "system resource unavailable")                                               \
+  /* a value does not fit the representable range */                                       \
+  X(ERANGE, -7, "value out of range")                                                      \
+  /* an MPI call failed */                                                                 \
+  X(EMPI, -8, "MPI error")                                                                 \
+  /* the object is in use and the operation cannot proceed */                              \
+  X(EBUSY, -9, "resource busy")                                                            \
+  /* an application callback reported failure */                                           \
+  X(ECALLBACK, -10, "application callback failed")                                         \
+  /* the named object (registry, process, job) does not exist */                           \
+  X(ENOTFOUND, -11, "not found")                                                           \
+  /* the caller is not allowed to access the object */                                     \
+  X(EPERM, -12, "permission denied")                                                       \
+  /* a wait ran out of time (the operation itself was done) */                             \
+  X(ETIMEDOUT, -13, "timed out")
+
+/** Ballast status codes: BAL_OK and the BAL_E* codes of #BAL_STATUS_MAP. */
 enum bal_status {
-  BAL_OK = 0,        /**< success */
-  BAL_EINVAL = -1,   /**< invalid argument (NULL pointer, out-of-range value) */
-  BAL_ENOMEM = -2,   /**< memory allocation failed */
-  BAL_EIO = -3,      /**< input/output error (file cannot be opened or read) */
-  BAL_EFORMAT = -4,  /**< malformed input data */
-  BAL_ENOTSUP = -5,  /**< operation not supported in this build or context */
-  BAL_ESYS = -6,     /**< an operating-system resource could not be obtained (threads, ...) */
-  BAL_ERANGE = -7,   /**< a value does not fit the representable range */
-  BAL_EMPI = -8,     /**< an MPI call failed */
-  BAL_EBUSY = -9,    /**< the object is in use and the operation cannot proceed */
-  BAL_ECALLBACK = -10, /**< an application callback reported failure */
-  BAL_ENOTFOUND = -11, /**< the named object (registry, process, job) does not exist */
-  BAL_EPERM = -12,     /**< the caller is not allowed to access the object */
-  BAL_ETIMEDOUT = -13  /**< a wait ran out of time (the operation itself was done) */
+#define BAL__STATUS_ENUM(name, value, text) BAL_##name = (value),
+  BAL_STATUS_MAP(BAL__STATUS_ENUM)
+#undef BAL__STATUS_ENUM
 };
 
 /**

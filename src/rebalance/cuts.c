@@ -14,9 +14,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include <ballast/rebalance.h>
+#include <ballast/rebalance_plan.h>
 
-#include "rebalance_internal.h"
 
 /* Largest j in [lo, n] with pre[j] <= limit (pre nondecreasing, pre[lo] <= limit). */
 static int64_t last_fitting(const double *pre, int64_t lo, int64_t n, double limit) {

@@ -5,10 +5,9 @@
  * benefit over the time the loads are expected to stay as they are. */
 #include <math.h>
 
-#include <ballast/rebalance.h>
+#include <ballast/rebalance_plan.h>
 
 #include "core/check.h"
-#include "rebalance_internal.h"
 
 int bal_rebalance_step_time(int p, const int64_t *n, const double *rate, double *out) {
   if (p < 1 || !n || !rate || !out) return BAL_EINVAL;

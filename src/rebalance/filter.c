@@ -13,15 +13,37 @@
  * which a competing process did or did not run) then move nothing, where
  * trusting the first drop by half caused as many moves as no filter at all
  * in the experiment. The dead band keeps noise out of the trend states:
- * inside it the filter is a plain, unbiased smoother (h = 0.75). */
+ * inside it the filter is a plain, unbiased smoother (h = 0.75).
+ * The filters' names (bal_rebalance_filter_name/parse) live here too. */
 #include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
 
-#include <ballast/rebalance.h>
+#include <ballast/rebalance_plan.h>
 
 #include "core/check.h"
-#include "rebalance_internal.h"
 
-double bal_rebalance_filter_h(bal_rebalance_filter_fstate state) {
+const char *bal_rebalance_filter_name(bal_rebalance_filter filter) {
+  switch (filter) {
+  case BAL_REBALANCE_FILTER_ADAPTIVE: return "adaptive";
+  case BAL_REBALANCE_FILTER_FIXED: return "fixed";
+  case BAL_REBALANCE_FILTER_NONE: return "none";
+  }
+  return NULL;
+}
+
+int bal_rebalance_filter_parse(const char *name, bal_rebalance_filter *out) {
+  if (!name || !out) return BAL_EINVAL;
+  for (int f = BAL_REBALANCE_FILTER_ADAPTIVE; f <= BAL_REBALANCE_FILTER_NONE; f++)
+    if (!strcmp(name, bal_rebalance_filter_name((bal_rebalance_filter)f))) {
+      *out = (bal_rebalance_filter)f;
+      return BAL_OK;
+    }
+  return BAL_EINVAL;
+}
+
+/* The state table; a negative value for a value that is not a state. */
+static double state_h(bal_rebalance_filter_fstate state) {
   switch (state) {
   case BAL_REBALANCE_FS_STEADY: return 0.75;
   case BAL_REBALANCE_FS_DOWN1: return 0.8;
@@ -31,6 +53,13 @@ double bal_rebalance_filter_h(bal_rebalance_filter_fstate state) {
   case BAL_REBALANCE_FS_UP3: return 0.0;
   }
   return -1.0;
+}
+
+int bal_rebalance_filter_h(bal_rebalance_filter_fstate state, double *h) {
+  double v = state_h(state);
+  if (!h || v < 0.0) return BAL_EINVAL;
+  *h = v;
+  return BAL_OK;
 }
 
 int bal_rebalance_filter_init(bal_rebalance_filter_state *st) {
@@ -69,7 +98,7 @@ int bal_rebalance_filter_step(bal_rebalance_filter_state *st, bal_rebalance_filt
     st->fstate = BAL_REBALANCE_FS_STEADY;
   } else if (kind == BAL_REBALANCE_FILTER_ADAPTIVE) {
     st->fstate = next_state(st->fstate, raw, st->rate);
-    h = bal_rebalance_filter_h(st->fstate);
+    h = state_h(st->fstate); /* next_state() returns only states */
   } else if (kind == BAL_REBALANCE_FILTER_FIXED) {
     h = fixed_h;
   }

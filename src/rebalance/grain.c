@@ -6,11 +6,10 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include <ballast/rebalance.h>
+#include <ballast/rebalance_plan.h>
 
 #include "core/check.h"
 #include "core/clock.h"
-#include "rebalance_internal.h"
 
 /* The paper's model, t_total = (M + p - 1) t_block + (M + p - 2) t_shift
  * with t_block = t_seq / (p M) and t_shift = t_fixed + t_incr b, taken

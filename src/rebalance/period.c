@@ -6,10 +6,9 @@
  * number of iterations between interactions. */
 #include <math.h>
 
-#include <ballast/rebalance.h>
+#include <ballast/rebalance_plan.h>
 
 #include "core/check.h"
-#include "rebalance_internal.h"
 
 int bal_rebalance_period(const bal_rebalance_period_in *in, double *period_s,
                          int64_t *interval) {

@@ -12,25 +12,6 @@
 #include "core/clock.h"
 #include "rebalance_internal.h"
 
-const char *bal_rebalance_filter_name(bal_rebalance_filter filter) {
-  switch (filter) {
-  case BAL_REBALANCE_FILTER_ADAPTIVE: return "adaptive";
-  case BAL_REBALANCE_FILTER_FIXED: return "fixed";
-  case BAL_REBALANCE_FILTER_NONE: return "none";
-  }
-  return NULL;
-}
-
-int bal_rebalance_filter_parse(const char *name, bal_rebalance_filter *out) {
-  if (!name || !out) return BAL_EINVAL;
-  for (int f = BAL_REBALANCE_FILTER_ADAPTIVE; f <= BAL_REBALANCE_FILTER_NONE; f++)
-    if (!strcmp(name, bal_rebalance_filter_name((bal_rebalance_filter)f))) {
-      *out = (bal_rebalance_filter)f;
-      return BAL_OK;
-    }
-  return BAL_EINVAL;
-}
-
 int bal_rebalance_config_init(bal_rebalance_config *cfg) {
   if (!cfg) return BAL_EINVAL;
   memset(cfg, 0, sizeof *cfg);

@@ -7,12 +7,14 @@
  *   string.c       "string" (neighbour shifts) and "none" (never moves)
  *   direct.c       "direct" (overloaded ranks send straight to underloaded)
  *   migrate.c    moving packages through the callbacks, with agreement
+ * The pure building blocks (ballast/rebalance_plan.h), built in every
+ * build, MPI or not, and including nothing of this header:
  *   cuts.c       chains-on-chains cuts, proportional integer targets
  *   shifts.c     string shifts and direct transfer plans
- *   filter.c     the rate filter state machine
+ *   filter.c     the rate filter state machine, the filters' names
  *   decide.c     threshold and profitability
  *   period.c     automatic period
- *   grain.c      grain size of pipelined loops; measure.c its inputs
+ *   grain.c      grain size of pipelined loops; measure.c (MPI) its inputs
  *
  * Decisions are replicated: at an interaction every rank contributes one
  * record (the BAL__REBALANCE_REC_* fields) to an allgather and every rank

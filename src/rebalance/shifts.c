@@ -10,9 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <ballast/rebalance.h>
+#include <ballast/rebalance_plan.h>
 
-#include "rebalance_internal.h"
 
 static bool counts_ok(int p, const int64_t *n, const int64_t *t, int64_t *sum) {
   int64_t sn = 0, st = 0;

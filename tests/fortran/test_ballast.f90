@@ -74,28 +74,31 @@ program test_ballast
 contains
 
   !> The named parameters are the C codes: every code C names is one of
-  !> them, with the same value, and no parameter is unknown to C.
+  !> them, with the same value, and no parameter is unknown to C. The list
+  !> (bal_status_names, bal_status_codes) is generated from the same
+  !> BAL_STATUS_MAP as the module's parameters; C's bal_err_name() is the
+  !> independent side of the comparison.
   subroutine test_errors()
-    character(len=16), parameter :: names(14) = [character(len=16) :: 'BAL_OK', 'BAL_EINVAL', &
-      'BAL_ENOMEM', 'BAL_EIO', 'BAL_EFORMAT', 'BAL_ENOTSUP', 'BAL_ESYS', 'BAL_ERANGE', &
-      'BAL_EMPI', 'BAL_EBUSY', 'BAL_ECALLBACK', 'BAL_ENOTFOUND', 'BAL_EPERM', 'BAL_ETIMEDOUT']
-    integer(c_int), parameter :: codes(14) = [BAL_OK, BAL_EINVAL, BAL_ENOMEM, BAL_EIO, &
-      BAL_EFORMAT, BAL_ENOTSUP, BAL_ESYS, BAL_ERANGE, BAL_EMPI, BAL_EBUSY, BAL_ECALLBACK, &
-      BAL_ENOTFOUND, BAL_EPERM, BAL_ETIMEDOUT]
+    include 'ballast_status_list.inc'
     integer(c_int) :: code
     integer :: i, known
-    do i = 1, size(codes)
-      call check(bal_err_name(codes(i)) == trim(names(i)), &
-        trim(names(i)) // ' is ' // bal_err_name(codes(i)) // ' in C')
-      call check(bal_strerror(codes(i)) /= 'unknown error', trim(names(i)) // ' has a text')
+    call check(bal_status_count >= 14, 'the generated list has every code of 0.2')
+    call check(BAL_OK == 0 .and. BAL_EINVAL == -1 .and. BAL_ETIMEDOUT == -13, &
+      'codes keep their values')
+    do i = 1, bal_status_count
+      call check(bal_err_name(bal_status_codes(i)) == trim(bal_status_names(i)), &
+        trim(bal_status_names(i)) // ' is ' // bal_err_name(bal_status_codes(i)) // ' in C')
+      call check(bal_strerror(bal_status_codes(i)) /= 'unknown error', &
+        trim(bal_status_names(i)) // ' has a text')
     end do
     known = 0
     do code = 10, -200, -1
       if (bal_err_name(code) == 'BAL_EUNKNOWN') cycle
       known = known + 1
-      call check(any(codes == code), 'C code ' // bal_err_name(code) // ' has no Fortran parameter')
+      call check(any(bal_status_codes == code), &
+        'C code ' // bal_err_name(code) // ' has no Fortran parameter')
     end do
-    call check(known == size(codes), 'C and Fortran know as many status codes')
+    call check(known == bal_status_count, 'C and Fortran know as many status codes')
     call check(bal_strerror(12345_c_int) == 'unknown error', 'strerror of an unknown code')
     call check(bal_err_name(12345_c_int) == 'BAL_EUNKNOWN', 'err_name of an unknown code')
   end subroutine test_errors
@@ -143,8 +146,10 @@ contains
     call check(bal_pool_size(pool) == 3, 'size 3')
     call check(bal_pool_active(pool) == 3, 'unattached: all 3 active')
     call check(bal_pool_active(null_pool) == BAL_EINVAL, 'active of a null pool')
+    call check(.not. bal_is_null(pool) .and. bal_is_null(null_pool), 'bal_is_null of a pool')
     call bal_pool_destroy(pool)
     call check(.not. c_associated(pool%ptr), 'destroy nulls the handle')
+    call check(bal_is_null(pool), 'bal_is_null after destroy')
     call bal_pool_destroy(pool) ! a null pool is ignored
     call check(bal_pool_create(pool) == BAL_OK, 'pool of the default size')
     call check(bal_pool_size(pool) >= 1, 'default size >= 1')
@@ -250,8 +255,10 @@ contains
     call check(bal_node_poll(p, got, changed) == BAL_OK, 'poll again')
     call check(.not. changed .and. bal_node_mask_equal(got, want), 'then unchanged')
     call check(bal_node_poll(none) == BAL_EINVAL, 'poll a null handle')
+    call check(.not. bal_is_null(p), 'an attached process is not null')
     call check(bal_node_detach(p) == BAL_OK, 'detach')
     call check(.not. c_associated(p%ptr), 'detach nulls the handle')
+    call check(bal_is_null(p), 'bal_is_null after detach')
     call check(bal_node_detach(p) == BAL_OK, 'detach a null handle')
     call check(bal_node_registry_destroy(trim(name)) == BAL_OK, 'registry destroyed')
     call check(bal_node_registry_destroy(trim(name)) == BAL_ENOTFOUND, 'destroyed already')

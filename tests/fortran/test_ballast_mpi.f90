@@ -3,8 +3,9 @@
 !> arguments (null communicator, missing callbacks, unknown names, bad
 !> sizes) included, and the layouts of the bind(c) types against C.
 module test_mpi_callbacks
+  ! Only ballast_mpi: BAL_OK, the other codes, bal_strerror, bal_err_name
+  ! and bal_is_null must come with it (reexported_from_ballast).
   use, intrinsic :: iso_c_binding
-  use ballast, only: BAL_OK
   use ballast_mpi
   implicit none
   !> This rank's items for the rebalance test: global indices, in order.
@@ -200,6 +201,18 @@ contains
     end if
   end subroutine remove_items
 
+  !> What module ballast_mpi re-exports from module ballast, seen from a
+  !> module that uses ballast_mpi alone.
+  logical function reexported_from_ballast()
+    type(bal_steal) :: s
+    type(bal_rebalance) :: rb
+    logical :: text, name
+    text = bal_strerror(BAL_EINVAL) == 'invalid argument'
+    name = bal_err_name(BAL_ETIMEDOUT) == 'BAL_ETIMEDOUT'
+    reexported_from_ballast = BAL_OK == 0 .and. BAL_EINVAL == -1 .and. text .and. name .and. &
+      bal_is_null(s) .and. bal_is_null(rb)
+  end function reexported_from_ballast
+
   subroutine timed(arg) bind(c)
     type(c_ptr), value :: arg
     if (.not. c_associated(arg)) timed_calls = timed_calls + 1
@@ -306,8 +319,11 @@ contains
     expect = int(ntasks, c_int64_t) * nranks
     call check(total == expect, 'every task executed exactly once')
     call check(bal_steal_stats_get(bad, st) == BAL_EINVAL, 'stats of a null balancer')
+    call check(.not. bal_is_null(s), 'a created balancer is not null')
     call bal_steal_destroy(s)
     call check(.not. c_associated(s%ptr), 'destroy nulls the handle')
+    call check(bal_is_null(s) .and. bal_is_null(bad), 'bal_is_null after destroy, never created')
+    call check(reexported_from_ballast(), 'ballast_mpi re-exports the codes and bal_strerror')
 
     ! POLL progress: the task polls (BAL_OK inside a task); the trace
     ! callback sees one WORK event per task run here.
@@ -426,8 +442,10 @@ contains
     call check(st%steps == 7, 'steps counted (the refused one too)')
     if (nranks > 1) call check(st%rebalances >= 1 .and. st%items_moved > 0, 'rebalances counted')
     call check(bal_rebalance_stats_get(bad, st) == BAL_EINVAL, 'stats of a null balancer')
+    call check(.not. bal_is_null(rb), 'a created rebalancer is not null')
     call bal_rebalance_destroy(rb)
     call check(.not. c_associated(rb%ptr), 'destroy nulls the handle')
+    call check(bal_is_null(rb) .and. bal_is_null(bad), 'bal_is_null after destroy, never created')
 
     ! The optional callbacks: pack_size and unit weights, with rank 0
     ! taking twice as long per item, so that items leave it.

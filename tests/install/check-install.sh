@@ -18,4 +18,28 @@ pc_dir=$(dirname "$(find "$tmp/prefix" -name ballast.pc | head -1)")
 PKG_CONFIG_PATH="$pc_dir" cc "$src/examples/for_reduce.c" -o "$tmp/pc_consumer" \
   $(PKG_CONFIG_PATH="$pc_dir" pkg-config --cflags --libs ballast)
 LD_LIBRARY_PATH="$tmp/prefix/lib:$tmp/prefix/lib64:${LD_LIBRARY_PATH:-}" "$tmp/pc_consumer" 20000
+# Flags written by hand, no MPI include path (as a user who does not use
+# MPI would write them): ballast.h with BALLAST_NO_MPI, and the MPI-free
+# rebalance_plan.h on its own, both with plain cc.
+libdir=$(dirname "$(find "$tmp/prefix" -name 'libballast.so' | head -1)")
+cc -std=c11 -Wall -Wextra -Wpedantic -Werror -DBALLAST_NO_MPI -I"$tmp/prefix/include" \
+  "$src/examples/for_reduce.c" -o "$tmp/nompi_consumer" -L"$libdir" -lballast
+LD_LIBRARY_PATH="$libdir:${LD_LIBRARY_PATH:-}" "$tmp/nompi_consumer" 20000
+cat >"$tmp/plan.c" <<'EOF'
+#include <ballast/rebalance_plan.h>
+#ifdef MPI_VERSION
+#error "rebalance_plan.h included <mpi.h>"
+#endif
+int main(void) {
+  const double rate[3] = {1, 2, 1};
+  int64_t t[3];
+  double h;
+  if (bal_rebalance_targets(3, 8, rate, t) != BAL_OK || t[0] != 2 || t[1] != 4 || t[2] != 2)
+    return 1;
+  return bal_rebalance_filter_h(BAL_REBALANCE_FS_STEADY, &h) == BAL_OK && h == 0.75 ? 0 : 1;
+}
+EOF
+cc -std=c11 -Wall -Wextra -Wpedantic -Werror -I"$tmp/prefix/include" "$tmp/plan.c" \
+  -o "$tmp/plan" -L"$libdir" -lballast
+LD_LIBRARY_PATH="$libdir:${LD_LIBRARY_PATH:-}" "$tmp/plan"
 echo "install check passed"

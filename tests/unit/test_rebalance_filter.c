@@ -21,7 +21,11 @@
 
 #include <cmocka.h>
 
-#include <ballast/rebalance.h>
+#include <ballast/rebalance_plan.h>
+
+#ifdef MPI_VERSION
+#error "this test is compiled without <mpi.h>: rebalance_plan.h must not include it"
+#endif
 
 #include "core/rng.h"
 
@@ -84,7 +88,17 @@ static void transitions(void **state) {
                    BAL_EINVAL);
   assert_memory_equal(&st, &copy, sizeof st);
   assert_int_equal(bal_rebalance_filter_init(NULL), BAL_EINVAL);
-  assert_true(bal_rebalance_filter_h((bal_rebalance_filter_fstate)99) < 0);
+  double h = 42.0;
+  assert_int_equal(bal_rebalance_filter_h((bal_rebalance_filter_fstate)99, &h), BAL_EINVAL);
+  assert_int_equal(bal_rebalance_filter_h((bal_rebalance_filter_fstate)-1, &h), BAL_EINVAL);
+  assert_int_equal(bal_rebalance_filter_h(BAL_REBALANCE_FS_STEADY, NULL), BAL_EINVAL);
+  assert_true(h == 42.0); /* untouched on error */
+  /* the table of docs/rebalance.md */
+  const double table[] = {0.75, 0.8, 0.0, 1.0, 0.5, 0.0};
+  for (int s = BAL_REBALANCE_FS_STEADY; s <= BAL_REBALANCE_FS_UP3; s++) {
+    assert_int_equal(bal_rebalance_filter_h((bal_rebalance_filter_fstate)s, &h), BAL_OK);
+    assert_true(h == table[s]);
+  }
 }
 
 /* ---- the experiment ---- */

@@ -10,7 +10,11 @@
 
 #include <cmocka.h>
 
-#include <ballast/rebalance.h>
+#include <ballast/rebalance_plan.h>
+
+#ifdef MPI_VERSION
+#error "this test is compiled without <mpi.h>: rebalance_plan.h must not include it"
+#endif
 
 #include "core/rng.h"
 
