@@ -2,8 +2,10 @@
 # A tool stopped by a signal ends what it started (tools/common/launch.h):
 # `timeout -s TERM` stops PROGRAM ARGS... (a run far longer than that) and
 # no process that was running under it, nor any process of their process
-# groups, may survive. Processes are found by pid and process group, never
-# by name: other runs of the same programs may share the machine.
+# groups, may survive, and nothing may be left in its TMPDIR (mpiexec's
+# session directory, simulate-dlb's platform files). Processes are found by
+# pid and process group, never by name: other runs of the same programs may
+# share the machine.
 # Usage: signals.sh PROGRAM ARGS...   (exit 77: PROGRAM not built)
 set -u
 prog=$1
@@ -15,6 +17,10 @@ fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# A TMPDIR of the test's own, empty, so that anything left in it is the
+# tool's.
+mkdir "$out/tmp"
+export TMPDIR="$out/tmp"
 
 timeout -s TERM 4 "$prog" "$@" >"$out/stdout" 2>"$out/stderr" &
 tpid=$!
@@ -80,4 +86,9 @@ if [ -n "$left" ]; then
   for p in $left; do kill -KILL "$p" 2>/dev/null; done
   exit 1
 fi
-echo "signals: nothing survived $(basename "$prog")"
+if [ -n "$(ls -A "$TMPDIR")" ]; then
+  echo "FAIL: left in TMPDIR after the tool was stopped:"
+  ls -lAR "$TMPDIR"
+  exit 1
+fi
+echo "signals: nothing survived $(basename "$prog"), TMPDIR empty"

@@ -4,7 +4,10 @@
  * mpiexec line), and simulate-dlb's smpirun. The child runs in its own
  * process group; SIGTERM, SIGINT and SIGHUP sent to the tool are passed on
  * to that whole group and the tool waits for it, so that a tool stopped by
- * a signal (`timeout`, Ctrl-C, a closed terminal) leaves nothing running. */
+ * a signal (`timeout`, Ctrl-C, a closed terminal) leaves nothing running.
+ * Files: launch.c (spawn, wait, signals, mpiexec), launch_fit.c (what the
+ * machine can host), launch_rank.c (rank 0 speaks for the job).
+ * Not thread-safe: one launch at a time, from the main thread. */
 #ifndef BALLAST_TOOLS_LAUNCH_H
 #define BALLAST_TOOLS_LAUNCH_H
 
@@ -12,27 +15,95 @@
 #include <sys/types.h>
 
 /* True when this process was started by mpirun/mpiexec (Open MPI, MPICH,
- * PMIx and Hydra set one of the variables looked at). */
+ * PMIx and Hydra set one of the variables looked at), and always in an
+ * SMPI build (BALLAST_SMPI: only smpirun starts those programs). */
 bool launch_under_mpirun(void);
+
+/* An MPI tool's `--ranks P`, for launch_ranks(). */
+typedef struct launch_job {
+  const char *prog;    /* "ballast-uts": the prefix of every message */
+  const char *mpiexec; /* BALLAST_MPIEXEC of the tool's build */
+  bool oversubscribe;  /* BALLAST_MPIEXEC_OVERSUBSCRIBE */
+  double rank_bytes;   /* the tool's own data per rank, on average (bytes) */
+} launch_job;
+
+/* Returned by launch_ranks() when this process is to run as a rank. */
+#define LAUNCH_HERE (-1)
+
+/* The `--ranks P` start-up every MPI tool shares. With ranks 0 (no
+ * --ranks) or under mpirun, returns LAUNCH_HERE: call MPI_Init and go on.
+ * Otherwise refuses a rank count this machine cannot host (launch_fits(),
+ * exit status 2 after one line naming --ranks), or runs the job with
+ * launch_mpiexec() and returns its exit status for the tool. */
+int launch_ranks(const launch_job *job, int argc, char **argv, long long ranks);
+
+/* After MPI_Init: 2 (rank 0 prints "PROG: --ranks R but running on P
+ * ranks") if --ranks was given (ranks > 0) and differs from the size of
+ * MPI_COMM_WORLD, else 0. The same answer on every rank. */
+int launch_check_size(const char *prog, long long ranks, int size, int rank);
+
+/* ---- launch_fit.c ---- */
+
+/* Measured footprint of one Open MPI 4.1 rank of a Ballast tool here:
+ * 15.8 MB resident at most (dlb-bench, 32 ranks on 2 cores; the shared
+ * libraries counted in every rank, so an upper bound), 4 threads; mpiexec
+ * itself 21 MB and 4 threads. */
+#define LAUNCH_RANK_BYTES 16e6
+#define LAUNCH_RANK_THREADS 4
+/* Ranks per core beyond which a launch is refused: 64 ranks on 2 cores
+ * run here (128 take ~30 s only to start), while 1,025 stalled the whole
+ * machine for minutes. */
+#define LAUNCH_MAX_RANKS_PER_CORE 64
+
+/* Can this machine host `ranks` ranks of rank_bytes of the tool's data
+ * each (besides LAUNCH_RANK_BYTES)? mpiexec counted as one more rank. Checks, in
+ * this order, the memory (MemAvailable of /proc/meminfo), the threads this
+ * user may still start (RLIMIT_NPROC and the kernel's threads-max, less the
+ * threads running now) and the cores this process may run on (at most
+ * LAUNCH_MAX_RANKS_PER_CORE ranks per core). Returns true, or false after printing one line "PROG:
+ * --ranks P: ..." that names the estimate and what is available. */
+bool launch_fits(const char *prog, long long ranks, double rank_bytes);
+
+/* ---- launch_rank.c ---- */
+
+/* Under mpirun every rank parses the same command line and would print
+ * the same usage error, --help or --version once per rank. Between
+ * launch_mute_begin() and launch_mute_end(), the standard output and error
+ * of a process whose rank (from the launcher's environment) is not 0 go to
+ * /dev/null; rank 0, a process not started by mpirun, and SMPI builds
+ * (whose ranks are threads sharing one process's files) are left alone. */
+void launch_mute_begin(void);
+void launch_mute_end(void);
+
+/* ---- launch.c ---- */
 
 /* Run `MPIEXEC -n RANKS [--oversubscribe] SELF ARGS`, ARGS being argv
  * without `--ranks VALUE` (or `--ranks=VALUE`), with launch_spawn(), and
- * wait for it. As root it also allows Open MPI to run as root. Returns the
+ * wait for it. mpiexec and the ranks get a private TMPDIR (a directory the
+ * launcher creates and removes, with what mpiexec left in it: its session
+ * directory). As root it also allows Open MPI to run as root. Returns the
  * exit status for the tool: mpiexec's, 128 + N if it died of signal N, or
  * 1 (after printing "PROG: ...") if it could not be started. If the tool
  * got a forwarded signal, it dies of it once mpiexec has ended. */
 int launch_mpiexec(const char *prog, const char *mpiexec, bool oversubscribe, int argc,
                    char **argv, long long ranks);
 
+/* Seconds a child has to end after a forwarded signal before its group
+ * gets SIGKILL. */
+#define LAUNCH_GRACE_S 10
+
 /* Fork and exec argv[0] (a path) in a new process group, stdin from
  * /dev/null (a background group must not read the terminal), with
  * stdout_fd (if >= 0) as its stdout, forwarding SIGTERM, SIGINT and SIGHUP
- * to the group until launch_wait() returns. Returns the child's pid, or -1
- * after printing "PROG: ...". One child at a time; not thread-safe. */
+ * to the group until launch_wait() returns. The child gets SIGTERM if the
+ * tool dies (even of SIGKILL), so it is never left orphaned. Returns the
+ * child's pid, or -1 after printing "PROG: ...". One child at a time. */
 pid_t launch_spawn(const char *prog, char *const argv[], int stdout_fd);
 
-/* Wait for the child of launch_spawn() and stop forwarding. Returns its
- * exit status, or 128 + N if it died of signal N. */
+/* Wait for the child of launch_spawn() and stop forwarding; a child still
+ * running LAUNCH_GRACE_S seconds after a forwarded signal gets SIGKILL,
+ * its group with it. Returns its exit status, or 128 + N if it died of
+ * signal N. */
 int launch_wait(pid_t pid);
 
 /* The signal forwarded to the child (0 if none): the tool should clean up

@@ -225,13 +225,6 @@ static int parse(int argc, char **argv, opts *o) {
   return CLI_CONTINUE;
 }
 
-static bool under_mpirun(void) {
-#ifdef BALLAST_SMPI
-  return true; /* smpirun starts this program; `ballast simulate-dlb` launches it */
-#endif
-  return launch_under_mpirun();
-}
-
 static void on_event(void *arg, bal_steal_event ev, double t0, double t1, int peer) {
   ctx *c = arg;
   pthread_mutex_lock(&c->mu);
@@ -753,17 +746,23 @@ static void print_table(const opts *o, int p, long long tasks, const run_out *ru
 
 int main(int argc, char **argv) {
   opts o;
+  launch_mute_begin(); /* under mpirun, rank 0 alone prints a usage error */
   int prc = parse(argc, argv, &o);
+  launch_mute_end();
   if (prc != CLI_CONTINUE) return prc;
-  if (o.ranks > 0 && !under_mpirun())
-    return launch_mpiexec(PROG, BALLAST_MPIEXEC, BALLAST_MPIEXEC_OVERSUBSCRIBE, argc, argv, o.ranks);
+  /* A rank's tasks on average, as memory_fits() counts them once the
+   * distribution is known. */
+  double input = (double)dlb_input_len(&o.prm);
+  const launch_job job = {PROG, BALLAST_MPIEXEC, BALLAST_MPIEXEC_OVERSUBSCRIBE,
+                          o.prm.tasks_per_rank * (input + 160.0) + 2 * input};
+  int lrc = launch_ranks(&job, argc, argv, o.ranks);
+  if (lrc != LAUNCH_HERE) return lrc;
 
   int provided, rank, p;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
-  if (o.ranks > 0 && o.ranks != p) {
-    if (rank == 0) fprintf(stderr, PROG ": --ranks %lld but running on %d ranks\n", o.ranks, p);
+  if (launch_check_size(PROG, o.ranks, p, rank)) {
     MPI_Finalize();
     return 2;
   }

@@ -511,26 +511,24 @@ static void print_table(const opts *o, int p, const seq_out *seq, bool have_seq,
 
 int main(int argc, char **argv) {
   opts o;
+  launch_mute_begin(); /* under mpirun, rank 0 alone prints a usage error */
   int prc = parse(argc, argv, &o);
+  launch_mute_end();
   if (prc != CLI_CONTINUE) return prc;
-#ifdef BALLAST_SMPI
-  bool relaunch = false; /* smpirun starts this program; `ballast simulate-uts` launches it */
-#else
-  bool relaunch = o.ranks > 0 && !launch_under_mpirun();
-#endif
-  if (relaunch) {
-    /* Open MPI binds each rank to one core by default when there are few
-     * ranks, which would put all of a rank's workers on that core. */
-    if (o.workers > 1) setenv("OMPI_MCA_hwloc_base_binding_policy", "none", 0);
-    return launch_mpiexec(PROG, BALLAST_MPIEXEC, BALLAST_MPIEXEC_OVERSUBSCRIBE, argc, argv, o.ranks);
-  }
+  /* Open MPI binds each rank to one core by default when there are few
+   * ranks, which would put all of a rank's workers on that core. */
+  if (o.workers > 1 && o.ranks > 0 && !launch_under_mpirun())
+    setenv("OMPI_MCA_hwloc_base_binding_policy", "none", 0);
+  /* A rank holds a stack of tree nodes per task: small beside MPI's own. */
+  const launch_job job = {PROG, BALLAST_MPIEXEC, BALLAST_MPIEXEC_OVERSUBSCRIBE, 0};
+  int lrc = launch_ranks(&job, argc, argv, o.ranks);
+  if (lrc != LAUNCH_HERE) return lrc;
 
   int provided, rank, p;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
-  if (o.ranks > 0 && o.ranks != p) {
-    if (rank == 0) fprintf(stderr, PROG ": --ranks %lld but running on %d ranks\n", (long long)o.ranks, p);
+  if (launch_check_size(PROG, o.ranks, p, rank)) {
     MPI_Finalize();
     return 2;
   }
