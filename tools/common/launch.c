@@ -26,7 +26,7 @@ bool launch_under_mpirun(void) {
 
 int launch_ranks(const launch_job *job, int argc, char **argv, long long ranks) {
   if (ranks <= 0 || launch_under_mpirun()) return LAUNCH_HERE;
-  if (!launch_fits(job->prog, ranks, job->rank_bytes)) return 2;
+  if (!launch_fits(job->prog, ranks)) return 2;
   return launch_mpiexec(job->prog, job->mpiexec, job->oversubscribe, argc, argv, ranks);
 }
 

@@ -24,7 +24,6 @@ typedef struct launch_job {
   const char *prog;    /* "ballast-uts": the prefix of every message */
   const char *mpiexec; /* BALLAST_MPIEXEC of the tool's build */
   bool oversubscribe;  /* BALLAST_MPIEXEC_OVERSUBSCRIBE */
-  double rank_bytes;   /* the tool's own data per rank, on average (bytes) */
 } launch_job;
 
 /* Returned by launch_ranks() when this process is to run as a rank. */
@@ -55,14 +54,16 @@ int launch_check_size(const char *prog, long long ranks, int size, int rank);
  * machine for minutes. */
 #define LAUNCH_MAX_RANKS_PER_CORE 64
 
-/* Can this machine host `ranks` ranks of rank_bytes of the tool's data
- * each (besides LAUNCH_RANK_BYTES)? mpiexec counted as one more rank. Checks, in
+/* Can this machine host `ranks` ranks of an MPI tool? What --ranks itself
+ * asks for: LAUNCH_RANK_BYTES and LAUNCH_RANK_THREADS per rank, mpiexec
+ * counted as one more rank. (A tool's own data is the tool's to check,
+ * naming the flags that size it: dlb-bench's memory check.) Checks, in
  * this order, the memory (MemAvailable of /proc/meminfo), the threads this
  * user may still start (RLIMIT_NPROC and the kernel's threads-max, less the
  * threads running now) and the cores this process may run on (at most
  * LAUNCH_MAX_RANKS_PER_CORE ranks per core). Returns true, or false after printing one line "PROG:
  * --ranks P: ..." that names the estimate and what is available. */
-bool launch_fits(const char *prog, long long ranks, double rank_bytes);
+bool launch_fits(const char *prog, long long ranks);
 
 /* ---- launch_rank.c ---- */
 

@@ -76,15 +76,14 @@ static void threads_now(long long *mine, long long *all) {
   *all = a;
 }
 
-bool launch_fits(const char *prog, long long ranks, double rank_bytes) {
+bool launch_fits(const char *prog, long long ranks) {
   /* mpiexec itself counted as one more rank. */
-  double per_rank = LAUNCH_RANK_BYTES + (rank_bytes > 0 ? rank_bytes : 0);
-  double need = (double)(ranks + 1) * per_rank, avail = mem_available();
+  double need = (double)(ranks + 1) * LAUNCH_RANK_BYTES, avail = mem_available();
   if (avail > 0 && need > avail) {
     fprintf(stderr,
-            "%s: --ranks %lld: the job needs about %.1f GB of memory (%.1f MB per rank), %.1f GB "
+            "%s: --ranks %lld: the job needs about %.1f GB of memory (%.0f MB per rank), %.1f GB "
             "are available\n",
-            prog, ranks, need / 1e9, per_rank / 1e6, avail / 1e9);
+            prog, ranks, need / 1e9, LAUNCH_RANK_BYTES / 1e6, avail / 1e9);
     return false;
   }
   long long threads = (ranks + 1) * LAUNCH_RANK_THREADS, mine, all;

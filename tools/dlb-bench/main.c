@@ -25,6 +25,7 @@
 #include "common/cli.h"
 #include "common/json.h"
 #include "common/launch.h"
+#include "common/names.h"
 #include "common/output.h"
 #include "report.h"
 #include "workload.h"
@@ -72,11 +73,11 @@ typedef struct ctx {
 
 /* The registered name equal to the n bytes at p, or NULL. */
 static const char *policy_named(const char *p, size_t n) {
-  for (int i = 0; bal_steal_policy_name(i); i++) {
-    const char *name = bal_steal_policy_name(i);
-    if (strlen(name) == n && !strncmp(name, p, n)) return name;
-  }
-  return NULL;
+  char name[128];
+  if (n >= sizeof name) return NULL;
+  memcpy(name, p, n);
+  name[n] = '\0';
+  return names_find(bal_steal_policy_name, name);
 }
 
 /* --policy: "all" (every registered policy, in registry order), one name
@@ -125,9 +126,14 @@ static int parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
   o->prm = (dlb_params){1.0, 100, 65536, 0.5, 0, DIST_GAUSSIAN, 1};
   o->iterations = 1;
+  bal_steal_config dflt;
+  bal_steal_config_init(&dflt);
   o->npolicies = 1;
-  o->policies[0] = "smallworld";
-  o->policy_arg = "smallworld";
+  o->policies[0] = dflt.policy;
+  o->policy_arg = dflt.policy;
+  char policy_help[512];
+  names_help(policy_help, sizeof policy_help, "a victim policy:", bal_steal_policy_name,
+             dflt.policy, "\nor all (every registered one), or a list: a,b");
 #ifdef BALLAST_SMPI
   o->mode = MODE_SIMULATED; /* SMPI: one thread per rank, simulated clock */
 #else
@@ -160,10 +166,7 @@ static int parse(int argc, char **argv, opts *o) {
       CLI_CHOICE("--distribution", "D", &dist, dlb_dist_names,
                  "gaussian (default: mu=5, sigma=0.5 over [0,10)), uniform,\n"
                  "single (all on rank 0), random"),
-      CLI_CUSTOM("--policy", "P", o, parse_policies,
-                 "a victim policy: smallworld (default), biased, random,\n"
-                 "none, sharing (hierarchical work sharing baseline), ...;\n"
-                 "all (every registered one), or a list: a,b"),
+      CLI_CUSTOM("--policy", "P", o, parse_policies, policy_help),
       CLI_INT("--group-size", "G", &group_size, 0, 1 << 20,
               "sharing: ranks per group (default 0: 32)"),
       CLI_DOUBLE("--estimate-error", "X", &o->estimate_error, 0, 1,
@@ -750,11 +753,9 @@ int main(int argc, char **argv) {
   int prc = parse(argc, argv, &o);
   launch_mute_end();
   if (prc != CLI_CONTINUE) return prc;
-  /* A rank's tasks on average, as memory_fits() counts them once the
-   * distribution is known. */
-  double input = (double)dlb_input_len(&o.prm);
-  const launch_job job = {PROG, BALLAST_MPIEXEC, BALLAST_MPIEXEC_OVERSUBSCRIBE,
-                          o.prm.tasks_per_rank * (input + 160.0) + 2 * input};
+  /* The tasks' memory is memory_fits()'s to check once the distribution
+   * is known, naming the flag that asks for it. */
+  const launch_job job = {PROG, BALLAST_MPIEXEC, BALLAST_MPIEXEC_OVERSUBSCRIBE};
   int lrc = launch_ranks(&job, argc, argv, o.ranks);
   if (lrc != LAUNCH_HERE) return lrc;
 

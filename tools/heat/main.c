@@ -71,10 +71,7 @@ int main(int argc, char **argv) {
   int prc = heat_parse(argc, argv, &o);
   launch_mute_end();
   if (prc != CLI_CONTINUE) return prc;
-  /* Each rank holds its share of the two grids (u, v) and the row ids. */
-  const launch_job job = {HEAT_PROG, BALLAST_MPIEXEC, BALLAST_MPIEXEC_OVERSUBSCRIBE,
-                          o.ranks > 0 ? ((double)o.nx * 16.0 + 8.0) * (double)o.ny / (double)o.ranks
-                                      : 0};
+  const launch_job job = {HEAT_PROG, BALLAST_MPIEXEC, BALLAST_MPIEXEC_OVERSUBSCRIBE};
   int lrc = launch_ranks(&job, argc, argv, o.ranks);
   if (lrc != LAUNCH_HERE) return lrc;
 

@@ -38,6 +38,7 @@
 #include "common/cli.h"
 #include "common/json.h"
 #include "common/launch.h"
+#include "common/names.h"
 #include "tree.h"
 
 #define PROG "ballast-uts"
@@ -102,11 +103,11 @@ static bool parse_shape(const char *v, void *d, char *err, size_t n) {
 }
 
 static bool parse_policy(const char *v, void *d, char *err, size_t n) {
-  for (int i = 0; bal_steal_policy_name(i); i++)
-    if (!strcmp(v, bal_steal_policy_name(i))) {
-      *(const char **)d = bal_steal_policy_name(i);
-      return true;
-    }
+  const char *name = names_find(bal_steal_policy_name, v);
+  if (name) {
+    *(const char **)d = name;
+    return true;
+  }
   int w = snprintf(err, n, "unknown policy '%s' (", v);
   for (int i = 0; bal_steal_policy_name(i) && w > 0 && (size_t)w < n; i++)
     w += snprintf(err + w, n - (size_t)w, "%s%s", i ? ", " : "", bal_steal_policy_name(i));
@@ -134,7 +135,12 @@ static int parse(int argc, char **argv, opts *o) {
   o->workers = 1;
   o->max_nodes = 100000000000LL;
   o->baseline_nodes = -1;
-  o->policy = "smallworld";
+  bal_steal_config dflt;
+  bal_steal_config_init(&dflt);
+  o->policy = dflt.policy;
+  char policy_help[512];
+  names_help(policy_help, sizeof policy_help, "victim policy:", bal_steal_policy_name, dflt.policy,
+             "");
   o->seed = 1;
   o->steal_fraction = 0.5;
   /* poll_interval and backoff_max 0: bal_steal_config_init()'s, or under
@@ -171,9 +177,7 @@ static int parse(int argc, char **argv, opts *o) {
               "number of MPI ranks to launch (oversubscribed)"),
       CLI_INT("--workers", "W", &o->workers, 1, BAL_STEAL_MAX_WORKERS,
               "task-executing threads per rank (default 1)"),
-      CLI_CUSTOM("--policy", "P", &o->policy, parse_policy,
-                 "victim policy: smallworld (default), biased, random,\n"
-                 "none, sharing"),
+      CLI_CUSTOM("--policy", "P", &o->policy, parse_policy, policy_help),
       CLI_CHOICE("--progress", "M", &o->progress, progress_names,
                  "poll (default: tasks serve MPI between nodes) or thread\n"
                  "(a progress thread per rank besides the workers)"),
@@ -519,8 +523,7 @@ int main(int argc, char **argv) {
    * ranks, which would put all of a rank's workers on that core. */
   if (o.workers > 1 && o.ranks > 0 && !launch_under_mpirun())
     setenv("OMPI_MCA_hwloc_base_binding_policy", "none", 0);
-  /* A rank holds a stack of tree nodes per task: small beside MPI's own. */
-  const launch_job job = {PROG, BALLAST_MPIEXEC, BALLAST_MPIEXEC_OVERSUBSCRIBE, 0};
+  const launch_job job = {PROG, BALLAST_MPIEXEC, BALLAST_MPIEXEC_OVERSUBSCRIBE};
   int lrc = launch_ranks(&job, argc, argv, o.ranks);
   if (lrc != LAUNCH_HERE) return lrc;
 
