@@ -65,6 +65,11 @@ int launch_check_size(const char *prog, long long ranks, int size, int rank);
  * --ranks P: ..." that names the estimate and what is available. */
 bool launch_fits(const char *prog, long long ranks);
 
+/* Memory the kernel can give without swapping (MemAvailable of
+ * /proc/meminfo), in bytes; the free physical pages if it says nothing; 0
+ * if unknown. */
+double launch_mem_available(void);
+
 /* ---- launch_rank.c ---- */
 
 /* Under mpirun every rank parses the same command line and would print

@@ -21,9 +21,7 @@ static long cores_here(void) {
   return n > 0 ? n : 1;
 }
 
-/* Memory the kernel can give without swapping (MemAvailable), in bytes;
- * the free physical pages if /proc/meminfo says nothing; 0 if unknown. */
-static double mem_available(void) {
+double launch_mem_available(void) {
   FILE *f = fopen("/proc/meminfo", "r");
   char line[256];
   double kb = -1;
@@ -78,7 +76,7 @@ static void threads_now(long long *mine, long long *all) {
 
 bool launch_fits(const char *prog, long long ranks) {
   /* mpiexec itself counted as one more rank. */
-  double need = (double)(ranks + 1) * LAUNCH_RANK_BYTES, avail = mem_available();
+  double need = (double)(ranks + 1) * LAUNCH_RANK_BYTES, avail = launch_mem_available();
   if (avail > 0 && need > avail) {
     fprintf(stderr,
             "%s: --ranks %lld: the job needs about %.1f GB of memory (%.0f MB per rank), %.1f GB "
