@@ -1,13 +1,17 @@
 /* tools/common/launch.h: what `--ranks P` refuses before starting mpiexec,
- * the size check after MPI_Init, and the muting of ranks other than 0. */
+ * the kill of a child deaf to a forwarded signal, the size check after
+ * MPI_Init, and the muting of ranks other than 0. */
 #include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -56,6 +60,59 @@ static void test_fits(void **state) {
   assert_non_null(strstr(second + 1, "GB of memory"));
 }
 
+/* A process limit that leaves fewer threads than the job's is refused,
+ * naming RLIMIT_NPROC (the soft limit, lowered for the test only: the
+ * threads already running count against it). */
+static void test_fits_nproc(void **state) {
+  (void)state;
+  struct rlimit saved_rl;
+  assert_int_equal(getrlimit(RLIMIT_NPROC, &saved_rl), 0);
+  struct rlimit low = saved_rl;
+  low.rlim_cur = 8 * LAUNCH_RANK_THREADS;
+  if (saved_rl.rlim_max != RLIM_INFINITY && saved_rl.rlim_max < low.rlim_cur) skip();
+  assert_int_equal(setrlimit(RLIMIT_NPROC, &low), 0);
+  FILE *f = tmpfile();
+  assert_non_null(f);
+  int saved = dup(STDERR_FILENO);
+  dup2(fileno(f), STDERR_FILENO);
+  bool fits = launch_fits("t", 8);
+  char text[1024];
+  stderr_text(f, text, sizeof text);
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+  fclose(f);
+  assert_int_equal(setrlimit(RLIMIT_NPROC, &saved_rl), 0);
+  assert_false(fits);
+  assert_non_null(strstr(text, "t: --ranks 8: the job needs about 36 processes and threads"));
+  assert_non_null(strstr(text, "RLIMIT_NPROC"));
+}
+
+/* A child that ignores the forwarded SIGTERM (as mpiexec busy starting
+ * ranks did) is killed with its group after LAUNCH_GRACE_S, not waited
+ * for forever. */
+static void test_wait_kills_deaf_child(void **state) {
+  (void)state;
+  char *const argv[] = {"/bin/sh", "-c", "trap '' TERM; sleep 120; exit 3", NULL};
+  pid_t pid = launch_spawn("t", argv, -1);
+  assert_true(pid > 0);
+  struct timespec settle = {0, 300 * 1000 * 1000}; /* let sh install its trap */
+  nanosleep(&settle, NULL);
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  raise(SIGTERM); /* forwarded to the child's group by launch_spawn's handler */
+  int status = launch_wait(pid);
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  double waited = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+  assert_int_equal(launch_signal(), SIGTERM);
+  assert_int_equal(status, 128 + SIGKILL);
+  assert_true(waited >= LAUNCH_GRACE_S - 0.5 && waited < LAUNCH_GRACE_S + 5);
+  /* Nothing of its group is left once the killed `sleep`, orphaned, has
+   * been reaped by init (a moment). */
+  int alive = 0;
+  for (int k = 0; k < 100 && (alive = kill(-pid, 0) == 0); k++) nanosleep(&settle, NULL);
+  assert_false(alive);
+}
+
 static void test_check_size(void **state) {
   (void)state;
   assert_int_equal(launch_check_size("t", 0, 5, 0), 0); /* no --ranks */
@@ -92,7 +149,8 @@ static void test_mute(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_fits), cmocka_unit_test(test_check_size),
-                                     cmocka_unit_test(test_mute)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_fits), cmocka_unit_test(test_fits_nproc),
+                                     cmocka_unit_test(test_wait_kills_deaf_child),
+                                     cmocka_unit_test(test_check_size), cmocka_unit_test(test_mute)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
