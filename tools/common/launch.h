@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "cli.h"
+
 /* True when this process was started by mpirun/mpiexec (Open MPI, MPICH,
  * PMIx and Hydra set one of the variables looked at), and always in an
  * SMPI build (BALLAST_SMPI: only smpirun starts those programs). */
@@ -25,6 +27,14 @@ typedef struct launch_job {
   const char *mpiexec; /* BALLAST_MPIEXEC of the tool's build */
   bool oversubscribe;  /* BALLAST_MPIEXEC_OVERSUBSCRIBE */
 } launch_job;
+
+/* The --ranks flag of every MPI tool (an entry of a cli_flag table;
+ * dest: int64_t *, 0 when the flag is absent). */
+#define LAUNCH_RANKS_FLAG(dest)                                                               \
+  CLI_INT("--ranks", "P", (dest), 1, 1 << 20,                                                 \
+          "MPI ranks to launch under mpiexec (oversubscribed);\n"                             \
+          "refused past what this machine hosts (memory,\n"                                   \
+          "process limit, ranks per core)")
 
 /* Returned by launch_ranks() when this process is to run as a rank. */
 #define LAUNCH_HERE (-1)

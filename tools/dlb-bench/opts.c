@@ -5,6 +5,7 @@
 #include <ballast/steal.h>
 
 #include "common/cli.h"
+#include "common/launch.h"
 #include "common/names.h"
 #include "common/output.h"
 #include "dlb.h"
@@ -86,8 +87,7 @@ int dlb_parse(int argc, char **argv, opts *o) {
   int64_t ranks = 0, iterations = 1, group_size = 0, degree = 0;
   int dist = (int)o->prm.dist, mode = (int)o->mode;
   const cli_flag flags[] = {
-      CLI_INT("--ranks", "P", &ranks, 1, 1 << 20,
-              "number of MPI ranks to launch (oversubscribed)"),
+      LAUNCH_RANKS_FLAG(&ranks),
       CLI_DOUBLE("--work-per-rank", "S", &o->prm.work_per_rank, 0, 1e6,
                  "average seconds of work per rank (default 1)"),
       CLI_DOUBLE("--tasks-per-rank", "N", &o->prm.tasks_per_rank, 0, 1e8,

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "common/cli.h"
+#include "common/launch.h"
 #include "common/names.h"
 #include "common/output.h"
 #include "heat.h"
@@ -74,7 +75,7 @@ int heat_parse(int argc, char **argv, heat_opts *o) {
   static const char *const loads[] = {"none", "constant", "oscillating", NULL};
   static const char *const works[] = {"sleep", "compute", NULL};
   const cli_flag flags[] = {
-      CLI_INT("--ranks", "P", &ranks, 1, 1 << 20, "number of MPI ranks to launch (oversubscribed)"),
+      LAUNCH_RANKS_FLAG(&ranks),
       CLI_INT("--nx", "N", &nx, 3, 1 << 20, "columns, edges included (default 64)"),
       CLI_INT("--ny", "N", &o->ny, 1, INT64_C(1) << 26, "rows = work items (default 800)"),
       CLI_INT("--iterations", "N", &iterations, 1, INT64_C(1) << 40,

@@ -7,6 +7,7 @@
 #include <ballast/steal.h>
 
 #include "common/cli.h"
+#include "common/launch.h"
 #include "common/names.h"
 #include "uts.h"
 
@@ -122,8 +123,7 @@ int uts_parse(int argc, char **argv, opts *o) {
               "nodes (binomial trees with q*m >= 1 may be infinite)\n"
               "(default 100000000000)"),
       CLI_SECTION("Run:"),
-      CLI_INT("--ranks", "P", &o->ranks, 1, 1 << 20,
-              "number of MPI ranks to launch (oversubscribed)"),
+      LAUNCH_RANKS_FLAG(&o->ranks),
       CLI_INT("--workers", "W", &o->workers, 1, BAL_STEAL_MAX_WORKERS,
               "task-executing threads per rank (default 1)"),
       CLI_CUSTOM("--policy", "P", &o->policy, parse_policy, policy_help),
