@@ -188,6 +188,12 @@ int launch_mpiexec(const char *prog, const char *mpiexec, bool oversubscribe, in
     return 1;
   }
   char *old_tmp = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+  if (getenv("TMPDIR") && !old_tmp) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    remove_tree(tmp);
+    free(args);
+    return 1;
+  }
   setenv("TMPDIR", tmp, 1);
   pid_t pid = launch_spawn(prog, args, -1);
   free(args);

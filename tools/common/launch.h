@@ -97,7 +97,8 @@ void launch_mute_end(void);
  * without `--ranks VALUE` (or `--ranks=VALUE`), with launch_spawn(), and
  * wait for it. mpiexec and the ranks get a private TMPDIR (a directory the
  * launcher creates and removes, with what mpiexec left in it: its session
- * directory). As root it also allows Open MPI to run as root. Returns the
+ * directory; only a tool killed outright by SIGKILL leaves it, emptied by
+ * mpiexec as it ends on the SIGTERM launch_spawn() arranged). As root it also allows Open MPI to run as root. Returns the
  * exit status for the tool: mpiexec's, 128 + N if it died of signal N, or
  * 1 (after printing "PROG: ...") if it could not be started. If the tool
  * got a forwarded signal, it dies of it once mpiexec has ended. */
