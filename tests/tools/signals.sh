@@ -6,7 +6,11 @@
 # session directory, simulate-dlb's platform files). Processes are found by
 # pid and process group, never by name: other runs of the same programs may
 # share the machine.
-# Usage: signals.sh PROGRAM ARGS...   (exit 77: PROGRAM not built)
+# With SIGNAL=KILL the tool is killed outright instead: what it started must
+# end all the same (the kernel's SIGTERM to its child, launch_spawn()), and
+# only empty directories may stay in TMPDIR (the launcher could not remove
+# its private one).
+# Usage: [SIGNAL=KILL] signals.sh PROGRAM ARGS...   (exit 77: PROGRAM not built)
 set -u
 prog=$1
 shift
@@ -22,7 +26,13 @@ trap 'rm -rf "$out"' EXIT
 mkdir "$out/tmp"
 export TMPDIR="$out/tmp"
 
-timeout -s TERM 4 "$prog" "$@" >"$out/stdout" 2>"$out/stderr" &
+sig=${SIGNAL:-TERM}
+case $sig in
+TERM) expect=124 ;;
+KILL) expect=137 ;; # timeout's status when the command died of SIGKILL
+*) echo "FAIL: SIGNAL must be TERM or KILL"; exit 1 ;;
+esac
+timeout -s "$sig" 4 "$prog" "$@" >"$out/stdout" 2>"$out/stderr" &
 tpid=$!
 
 # Every process below pid $1, depth first.
@@ -59,8 +69,8 @@ fi
 
 wait "$tpid"
 status=$?
-if [ "$status" -ne 124 ]; then
-  echo "FAIL: expected timeout's status 124, got $status (the run ended by itself?)"
+if [ "$status" -ne "$expect" ]; then
+  echo "FAIL: expected timeout's status $expect, got $status (the run ended by itself?)"
   cat "$out/stderr"
   exit 1
 fi
@@ -86,9 +96,14 @@ if [ -n "$left" ]; then
   for p in $left; do kill -KILL "$p" 2>/dev/null; done
   exit 1
 fi
-if [ -n "$(ls -A "$TMPDIR")" ]; then
+if [ "$sig" = KILL ]; then
+  left_tmp=$(find "$TMPDIR" -mindepth 1 ! -type d; find "$TMPDIR" -mindepth 2)
+else
+  left_tmp=$(ls -A "$TMPDIR")
+fi
+if [ -n "$left_tmp" ]; then
   echo "FAIL: left in TMPDIR after the tool was stopped:"
   ls -lAR "$TMPDIR"
   exit 1
 fi
-echo "signals: nothing survived $(basename "$prog"), TMPDIR empty"
+echo "signals: nothing survived $(basename "$prog") (SIG$sig), nothing left in TMPDIR"
