@@ -3,10 +3,10 @@
 # "rebalance: ballast-heat"): 8 ranks oversubscribed, sleep-emulated rows (800 rows of
 # 64 columns, 0.1 ms per row and sweep: 10 ms per sweep and rank when
 # dedicated), so the figures measure the balancer, not the 2 shared cores.
-#   constant      rank 0 at half speed: none, string, direct, and a dedicated
+#   constant      rank 0 at half speed: off (no balancer), string, direct, and a dedicated
 #                 run (no load, no balancer) for reference; REPS repetitions
 #   oscillating   rank 0 alternates 6 s at half speed and 6 s at full speed
-#                 for ~60 s: none, string, direct, and string with the filter,
+#                 for ~60 s: off, string, direct, and string with the filter,
 #                 the threshold, the profitability check switched off, and
 #                 with neither threshold nor filter
 #   overhead      no load: no balancer against string, interleaved, OREPS pairs
@@ -36,8 +36,8 @@ for w in $what; do
   case $w in
   constant)
     for r in $(seq "$reps"); do
-      run dedicated --iterations 1000 --balancer none --load none
-      run constant-none --iterations 1000 --balancer none --load constant --slowdown 2
+      run dedicated --iterations 1000 --balancer off --load none
+      run constant-off --iterations 1000 --balancer off --load constant --slowdown 2
       run constant-string --iterations 1000 --balancer string --load constant --slowdown 2 \
         --plot "$out/constant-string.png" --trace "$out/constant-string.csv"
       run constant-direct --iterations 1000 --balancer direct --load constant --slowdown 2
@@ -46,7 +46,7 @@ for w in $what; do
   oscillating | osc-filter)
     osc=(--iterations 5500 --load oscillating --load-period 12 --load-duty 0.5 --slowdown 2)
     for r in $(seq "${OSC_REPS:-1}"); do
-      run osc-none "${osc[@]}" --balancer none
+      run osc-off "${osc[@]}" --balancer off
       run osc-string "${osc[@]}" --balancer string --plot "$out/oscillating-string.png" \
         --trace "$out/oscillating-string.csv"
       run osc-direct "${osc[@]}" --balancer direct
@@ -60,7 +60,7 @@ for w in $what; do
     ;;
   overhead)
     for r in $(seq "$oreps"); do
-      run overhead-none --iterations 500 --balancer none --load none
+      run overhead-off --iterations 500 --balancer off --load none
       run overhead-string --iterations 500 --balancer string --load none
     done
     ;;

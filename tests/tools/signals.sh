@@ -2,9 +2,15 @@
 # A tool stopped by a signal ends what it started (tools/common/launch.h):
 # `timeout -s TERM` stops PROGRAM ARGS... (a run far longer than that) and
 # no process that was running under it, nor any process of their process
-# groups, may survive. Processes are found by pid and process group, never
-# by name: other runs of the same programs may share the machine.
-# Usage: signals.sh PROGRAM ARGS...   (exit 77: PROGRAM not built)
+# groups, may survive, and nothing may be left in its TMPDIR (mpiexec's
+# session directory, simulate-dlb's platform files). Processes are found by
+# pid and process group, never by name: other runs of the same programs may
+# share the machine.
+# With SIGNAL=KILL the tool is killed outright instead: what it started must
+# end all the same (the kernel's SIGTERM to its child, launch_spawn()), and
+# only empty directories may stay in TMPDIR (the launcher could not remove
+# its private one).
+# Usage: [SIGNAL=KILL] signals.sh PROGRAM ARGS...   (exit 77: PROGRAM not built)
 set -u
 prog=$1
 shift
@@ -15,8 +21,18 @@ fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# A TMPDIR of the test's own, empty, so that anything left in it is the
+# tool's.
+mkdir "$out/tmp"
+export TMPDIR="$out/tmp"
 
-timeout -s TERM 4 "$prog" "$@" >"$out/stdout" 2>"$out/stderr" &
+sig=${SIGNAL:-TERM}
+case $sig in
+TERM) expect=124 ;;
+KILL) expect=137 ;; # timeout's status when the command died of SIGKILL
+*) echo "FAIL: SIGNAL must be TERM or KILL"; exit 1 ;;
+esac
+timeout -s "$sig" 4 "$prog" "$@" >"$out/stdout" 2>"$out/stderr" &
 tpid=$!
 
 # Every process below pid $1, depth first.
@@ -53,8 +69,8 @@ fi
 
 wait "$tpid"
 status=$?
-if [ "$status" -ne 124 ]; then
-  echo "FAIL: expected timeout's status 124, got $status (the run ended by itself?)"
+if [ "$status" -ne "$expect" ]; then
+  echo "FAIL: expected timeout's status $expect, got $status (the run ended by itself?)"
   cat "$out/stderr"
   exit 1
 fi
@@ -80,4 +96,14 @@ if [ -n "$left" ]; then
   for p in $left; do kill -KILL "$p" 2>/dev/null; done
   exit 1
 fi
-echo "signals: nothing survived $(basename "$prog")"
+if [ "$sig" = KILL ]; then
+  left_tmp=$(find "$TMPDIR" -mindepth 1 ! -type d; find "$TMPDIR" -mindepth 2)
+else
+  left_tmp=$(ls -A "$TMPDIR")
+fi
+if [ -n "$left_tmp" ]; then
+  echo "FAIL: left in TMPDIR after the tool was stopped:"
+  ls -lAR "$TMPDIR"
+  exit 1
+fi
+echo "signals: nothing survived $(basename "$prog") (SIG$sig), nothing left in TMPDIR"

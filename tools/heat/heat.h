@@ -20,6 +20,11 @@
 
 #define HEAT_PROG "ballast-heat"
 #define HEAT_MAX_LOADED 64
+/* --balancer off: no balancer at all (the library's "none" is a balancer
+ * that measures and decides without moving). */
+#define HEAT_BALANCER_OFF "off"
+/* Registered balancers --balancer may name (more than the library has). */
+#define HEAT_MAX_BALANCERS 30
 
 typedef enum { LOAD_NONE, LOAD_CONSTANT, LOAD_OSCILLATING } heat_load_kind;
 typedef enum { WORK_SLEEP, WORK_COMPUTE } heat_work_mode;
@@ -29,8 +34,8 @@ typedef struct heat_opts {
   int nx;               /* columns, the two edge columns included */
   int64_t ny;           /* rows */
   long long iterations;
-  const char *balancer; /* a bal_rebalance balancer name */
-  bool balancer_off;    /* --balancer none: no balancer at all (the baseline) */
+  const char *balancer; /* a bal_rebalance balancer name, or HEAT_BALANCER_OFF */
+  bool balancer_off;    /* --balancer off: no balancer at all (the baseline) */
   heat_load_kind load;
   double load_period, load_duty, slowdown;
   int nloaded;

@@ -67,21 +67,19 @@ static int setup_config(const heat_opts *o, bal_rebalance_config *cfg) {
 
 int main(int argc, char **argv) {
   heat_opts o;
+  launch_mute_begin(); /* under mpirun, rank 0 alone prints a usage error */
   int prc = heat_parse(argc, argv, &o);
+  launch_mute_end();
   if (prc != CLI_CONTINUE) return prc;
-  if (o.ranks > 0 && !launch_under_mpirun())
-    return launch_mpiexec(HEAT_PROG, BALLAST_MPIEXEC, BALLAST_MPIEXEC_OVERSUBSCRIBE, argc, argv,
-                          o.ranks);
+  const launch_job job = {HEAT_PROG, BALLAST_MPIEXEC, BALLAST_MPIEXEC_OVERSUBSCRIBE};
+  int lrc = launch_ranks(&job, argc, argv, o.ranks);
+  if (lrc != LAUNCH_HERE) return lrc;
 
   int rank, p;
   MPI_Init(&argc, &argv); /* the balancer needs no thread support */
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
-  int bad = 0;
-  if (o.ranks > 0 && o.ranks != p) {
-    if (rank == 0) fprintf(stderr, HEAT_PROG ": --ranks %lld but running on %d ranks\n", o.ranks, p);
-    bad = 1;
-  }
+  int bad = launch_check_size(HEAT_PROG, o.ranks, p, rank) != 0;
   heat_load load = {o.load, o.slowdown, o.load_period, o.load_duty, 0, false};
   for (int k = 0; k < o.nloaded && !bad; k++) {
     if (o.loaded[k] >= p) {

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "common/cli.h"
+#include "common/launch.h"
+#include "common/names.h"
 #include "common/output.h"
 #include "heat.h"
 
@@ -41,7 +43,6 @@ static bool parse_ranks(const char *v, void *dest, char *err, size_t n) {
 int heat_parse(int argc, char **argv, heat_opts *o) {
   memset(o, 0, sizeof *o);
   o->iterations = 500;
-  o->balancer = "string";
   o->load_period = 12;
   o->load_duty = 0.5;
   o->slowdown = 2;
@@ -53,19 +54,33 @@ int heat_parse(int argc, char **argv, heat_opts *o) {
   o->seed = 1;
   o->ny = 800;
   int64_t ranks = 0, nx = 64, iterations = 500, interval = 0;
-  int balancer = 1, load = 0, work = 0;
+  int load = 0, work = 0;
   bool no_filter = false, no_threshold = false, no_profitability = false;
-  static const char *const balancers[] = {"none", "string", "direct", NULL};
+  /* "off" (no balancer at all, the baseline), then the balancers the
+   * library registers: its "none" measures and decides, never moves. */
+  bal_rebalance_config dflt;
+  bal_rebalance_config_init(&dflt);
+  const char *balancers[HEAT_MAX_BALANCERS + 2] = {HEAT_BALANCER_OFF};
+  int nb = 1, balancer = 0;
+  for (int i = 0; bal_rebalance_balancer_name(i) && nb <= HEAT_MAX_BALANCERS; i++) {
+    if (!strcmp(bal_rebalance_balancer_name(i), dflt.balancer)) balancer = nb;
+    balancers[nb++] = bal_rebalance_balancer_name(i);
+  }
+  balancers[nb] = NULL;
+  char balancer_help[512];
+  names_help(balancer_help, sizeof balancer_help,
+             HEAT_BALANCER_OFF " (no balancer at all: the baseline) or a\nbalancer:",
+             bal_rebalance_balancer_name, dflt.balancer,
+             "\n(none measures and decides, never moves)");
   static const char *const loads[] = {"none", "constant", "oscillating", NULL};
   static const char *const works[] = {"sleep", "compute", NULL};
   const cli_flag flags[] = {
-      CLI_INT("--ranks", "P", &ranks, 1, 1 << 20, "number of MPI ranks to launch (oversubscribed)"),
+      LAUNCH_RANKS_FLAG(&ranks),
       CLI_INT("--nx", "N", &nx, 3, 1 << 20, "columns, edges included (default 64)"),
       CLI_INT("--ny", "N", &o->ny, 1, INT64_C(1) << 26, "rows = work items (default 800)"),
       CLI_INT("--iterations", "N", &iterations, 1, INT64_C(1) << 40,
               "Jacobi sweeps (default 500)"),
-      CLI_CHOICE("--balancer", "B", &balancer, balancers,
-                 "none (no balancer), string (default), direct"),
+      CLI_CHOICE("--balancer", "B", &balancer, balancers, balancer_help),
       CLI_CHOICE("--load", "L", &load, loads, "none (default), constant, oscillating"),
       CLI_CUSTOM("--loaded-ranks", "LIST", o, parse_ranks,
                  "comma-separated ranks under the load (default 0)"),
@@ -114,7 +129,7 @@ int heat_parse(int argc, char **argv, heat_opts *o) {
   o->iterations = iterations;
   o->interval = interval;
   o->balancer_off = balancer == 0;
-  o->balancer = balancer == 2 ? "direct" : "string";
+  o->balancer = balancers[balancer]; /* static strings: the library's, or "off" */
   o->load = (heat_load_kind)load;
   o->work = (heat_work_mode)work;
   o->filter = !no_filter;

@@ -5,9 +5,6 @@
 #include "common/json.h"
 #include "heat.h"
 
-static const char *balancer_name(const heat_opts *o) {
-  return o->balancer_off ? "none" : o->balancer;
-}
 
 void report_json(const heat_opts *o, const heat_result *r) {
   json_writer j;
@@ -43,7 +40,7 @@ void report_json(const heat_opts *o, const heat_result *r) {
   json_int(&j, "nx", o->nx);
   json_int(&j, "ny", o->ny);
   json_int(&j, "iterations", o->iterations);
-  json_string(&j, "balancer", balancer_name(o));
+  json_string(&j, "balancer", o->balancer);
   json_string(&j, "load", heat_load_name(o->load));
   json_string(&j, "loaded_ranks", o->loaded_arg);
   json_double(&j, "slowdown", o->slowdown);
@@ -66,7 +63,7 @@ void report_json(const heat_opts *o, const heat_result *r) {
 
 void report_table(const heat_opts *o, const heat_result *r) {
   printf("ballast heat: %d ranks, %d x %" PRId64 " grid, %lld sweeps, balancer %s, load %s", r->ranks,
-         o->nx, o->ny, o->iterations, balancer_name(o), heat_load_name(o->load));
+         o->nx, o->ny, o->iterations, o->balancer, heat_load_name(o->load));
   if (o->load != LOAD_NONE) printf(" (x%.3g on ranks %s)", o->slowdown, o->loaded_arg);
   printf(", %s mode\n", heat_work_name(o->work));
   printf("  efficiency                  %.3f  (elapsed %.2f s, sequential %.2f s, competing %.2f s)\n",

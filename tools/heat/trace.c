@@ -67,7 +67,7 @@ bool trace_plot(const heat_trace *tr, const heat_opts *o, const char *path, int 
     if (tr->s[k].rate > top) top = tr->s[k].rate;
   }
   top *= 1.15;
-  const char *bal = o->balancer_off ? "none" : o->balancer;
+  const char *bal = o->balancer;
   fprintf(g, "set terminal pngcairo size 900,500 noenhanced font ',10'\nset output ");
   gnuplot_string(g, png.tmp);
   fprintf(g, "\n");
