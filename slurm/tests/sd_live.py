@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """SD-Policy live on a stock SLURM, end to end, in a sandbox of 4 nodes x 8 CPUs
-(scripts/slurm-sandbox). Two scenarios, chosen by the first argument:
+(slurm/sandbox) with the SPANK plugin under test. Two scenarios, chosen by the first argument:
 
-live    tests/slurm/tiny-sd.swf replayed at speedup 10 by `ballast slurm-replay`
+live    slurm/tests/tiny-sd.swf replayed at speedup 10 by `ballast slurm-replay`
         (which starts `ballast slurm-sd --policy sd`): the guest (job 3) starts on
         its mates' nodes before they end; the mates' masks shrink while it runs and
         grow back; every job completes exactly once; start times match `ballast
@@ -20,7 +20,8 @@ Exit 77 (skipped) without root, SLURM's daemons, munge, the sandbox script or
 the tools. Every process it starts is stopped by pid; the sandbox by its own
 `stop`, which kills by pid what it started.
 
-usage: sd_live.py live|faults SOURCE_DIR TOOLS_DIR
+usage: sd_live.py live|faults SOURCE_DIR TOOLS_DIR PLUGIN_SO
+(CMake passes the plugin of the build under test: $<TARGET_FILE:ballast_spank>)
 """
 import json
 import math
@@ -71,14 +72,15 @@ def job_outputs(out_dir, trace_id):
 
 
 class Sandbox:
-    def __init__(self, src, work):
-        self.script = os.path.join(src, "scripts", "slurm-sandbox")
+    def __init__(self, src, work, plugin):
+        self.script = os.path.join(src, "slurm", "sandbox")
+        self.plugin = plugin
         self.dir = os.path.join(work, "sandbox")
         self.started = False
 
     def start(self):
         p = subprocess.run([self.script, "start", "--nodes", "4", "--cpus", "8", "--dir", self.dir,
-                            "--print-env"], capture_output=True, text=True)
+                            "--plugin", self.plugin, "--print-env"], capture_output=True, text=True)
         if p.returncode == SKIP:
             skip("slurm-sandbox: " + p.stderr.strip())
         self.started = True
@@ -312,23 +314,25 @@ def faults(src, tools, work, trace):
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in ("live", "faults"):
+    if len(sys.argv) != 5 or sys.argv[1] not in ("live", "faults"):
         print(__doc__)
         return 2
-    mode, src, tools = sys.argv[1:]
+    mode, src, tools, plugin = sys.argv[1:]
     if os.geteuid() != 0:
         skip("needs root (the sandbox runs SLURM's daemons)")
     for b in ("slurmctld-wlm", "slurmd-wlm", "munged", "sbatch", "squeue"):
         if not shutil.which(b) and not os.path.exists("/usr/sbin/" + b):
             skip("%s not installed (Debian slurm-wlm, munge)" % b)
-    if not os.access(os.path.join(src, "scripts", "slurm-sandbox"), os.X_OK):
-        skip("no scripts/slurm-sandbox")
+    if not os.access(os.path.join(src, "slurm", "sandbox"), os.X_OK):
+        skip("no slurm/sandbox")
+    if not os.access(plugin, os.R_OK):
+        fail("the SPANK plugin %s is not built" % plugin)
     for t in ("ballast-slurm-sd", "ballast-slurm-replay", "ballast-slurm-job", "ballast-sched"):
         if not os.access(os.path.join(tools, t), os.X_OK):
             skip("%s not built (needs libslurm-dev)" % t)
-    trace = os.path.join(src, "tests", "slurm", "tiny-sd.swf")
+    trace = os.path.join(src, "slurm", "tests", "tiny-sd.swf")
     work = tempfile.mkdtemp(prefix="ballast-sd-%s-" % mode)
-    box = Sandbox(src, work)
+    box = Sandbox(src, work, plugin)
     try:
         box.start()
         (live if mode == "live" else faults)(src, tools, work, trace)

@@ -312,6 +312,7 @@ static int parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
   bal_sched_config_init(&o->cfg);
   o->cfg.policy = "sd";
+  o->cfg.sharing_factor = NAN; /* not given: the SPANK plugin's (main) */
   o->from_id = -1;
   o->count = 100;
   o->speedup = 1;
@@ -398,8 +399,19 @@ int main(int argc, char **argv) {
     bal_swf_trace_destroy(trace);
     return 2;
   }
-  slurm_init(NULL);
-  char err[512], dir[PATH_MAX], outdir[PATH_MAX], dlog[PATH_MAX + 32];
+  if (sd_slurm_init(PROG) != 0) {
+    bal_swf_trace_destroy(trace);
+    return 1;
+  }
+  char err[1024], dir[PATH_MAX], outdir[PATH_MAX], dlog[PATH_MAX + 32];
+  /* The simulator and the daemon use the plugin's sharing factor. */
+  if (sd_plugin_sharing_factor(o.cfg.sharing_factor, &o.cfg.sharing_factor, err, sizeof err) != 0) {
+    fprintf(stderr, "%s: %s\n", PROG, err);
+    bal_swf_trace_destroy(trace);
+    slurm_fini();
+    return 1;
+  }
+  if (err[0]) fprintf(stderr, "%s: warning: %s\n", PROG, err);
   sd_cluster c;
   if (sd_cluster_load(&c, NULL, err, sizeof err) != 0) {
     fprintf(stderr, "%s: %s\n", PROG, err);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The replay benchmark of SD-Policy on a stock SLURM: a window of 100
-# consecutive jobs of KTH-SP2 (chosen by bench/sched/find-window.sh, see
+# consecutive jobs of KTH-SP2 (chosen by slurm/bench/find-window.sh, see
 # docs/BENCHMARKS.md) replayed live by `ballast slurm-replay` under EASY and
 # SD-Policy on an 8 x 8 sandbox with the SPANK plugin, and the simulator's
 # figures for the same scaled trace beside each. Writes POLICY.json (the
@@ -13,8 +13,8 @@ tools=${BALLAST_TOOLS:-$root/build/tools}
 out=${2:-$(mktemp -d /tmp/ballast-replay-window-XXXXXX)}
 mkdir -p "$out"
 box=$out/sandbox
-trap '"$root/scripts/slurm-sandbox" stop --dir "$box" >/dev/null 2>&1' EXIT
-"$root/scripts/slurm-sandbox" start --nodes 8 --cpus 8 --hold --dir "$box" >/dev/null || exit $?
+trap '"$root/slurm/sandbox" stop --dir "$box" >/dev/null 2>&1' EXIT
+"$root/slurm/sandbox" start --nodes 8 --cpus 8 --hold --dir "$box" >/dev/null || exit $?
 export SLURM_CONF=$box/slurm.conf
 for policy in ${POLICIES:-easy sd}; do
   mkdir -p "$out/$policy"

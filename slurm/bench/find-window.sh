@@ -7,7 +7,7 @@
 # within MAX_SPAN seconds (makespan of the scaled trace: first submit to
 # last end).
 #
-#   bench/sched/find-window.sh [options] TRACE.swf[.gz] [-- extra ballast sched flags]
+#   slurm/bench/find-window.sh [options] TRACE.swf[.gz] [-- extra ballast sched flags]
 #     --build DIR       build tree with tools/ballast-sched (default: build)
 #     --nodes N         sandbox nodes (4)          --cpus C      cores per node (8)
 #     --count N         jobs per window (100)      --step S      windows start every S jobs (100)

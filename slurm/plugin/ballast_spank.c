@@ -34,18 +34,18 @@
 
 #include <ballast/error.h>
 #include <ballast/node.h>
+#include <ballast/share.h>
 
 #include "mates.h"
+#include "plugin_args.h"
 
 SPANK_PLUGIN(ballast, 1) /* the macro brings its own semicolons */
 
 static bool malleable;
 
-/* Plugin arguments. */
-static char registry_pattern[BAL_NODE_NAME_MAX] = "/ballast-%n";
-static int64_t registry_cpus; /* 0: the machine's CPUs */
-static double sharing_factor = 0.5;
-static char registry_group[64];
+/* Plugin arguments (plugstack.conf), parsed by the code slurm-sd reads
+ * them with. */
+static bal__slurm_plugin_args args;
 
 static int on_malleable(int val, const char *optarg, int remote) {
   (void)val;
@@ -62,38 +62,13 @@ static struct spank_option malleable_option = {
     0, 0, on_malleable};
 
 static int parse_args(int ac, char **av) {
-  for (int i = 0; i < ac; i++) {
-    const char *a = av[i];
-    char *end;
-    if (strncmp(a, "registry=", 9) == 0) {
-      if (strlen(a + 9) == 0 || strlen(a + 9) >= sizeof registry_pattern) goto bad;
-      strcpy(registry_pattern, a + 9);
-    } else if (strncmp(a, "cpus=", 5) == 0) {
-      if (strcmp(a + 5, "real") == 0) {
-        registry_cpus = 0;
-      } else {
-        errno = 0;
-        long long v = strtoll(a + 5, &end, 10);
-        if (errno || *end || end == a + 5 || v < 1 || v > BAL_NODE_MAX_CPUS) goto bad;
-        registry_cpus = v;
-      }
-    } else if (strncmp(a, "sharing_factor=", 15) == 0) {
-      errno = 0;
-      double v = strtod(a + 15, &end);
-      if (errno || *end || end == a + 15 || !(v > 0.0 && v <= 1.0)) goto bad;
-      sharing_factor = v;
-    } else if (strncmp(a, "group=", 6) == 0) {
-      if (strlen(a + 6) == 0 || strlen(a + 6) >= sizeof registry_group) goto bad;
-      strcpy(registry_group, a + 6);
-    } else {
-      goto bad;
-    }
-    continue;
-  bad:
-    slurm_error("ballast: bad plugstack.conf argument '%s'", a);
-    return -1;
-  }
-  return 0;
+  bal__slurm_plugin_args_init(&args);
+  int bad = 0;
+  if (bal__slurm_plugin_args_parse(&args, ac, av, &bad) == 0) return 0;
+  slurm_error("ballast: bad plugstack.conf argument '%s' (registry=PATTERN cpus=N|real "
+              "sharing_factor=F in %s group=NAME)",
+              av[bad], BAL_SHARE_FACTOR_RANGE);
+  return -1;
 }
 
 /* Arguments first: a plugin with a bad plugstack.conf line registers no
@@ -163,8 +138,8 @@ static int node_name(spank_t sp, char *buf, size_t size) {
 static int registry_name(spank_t sp, char *name, size_t size) {
   char node[256];
   if (node_name(sp, node, sizeof node) != 0) return -1;
-  if (bal__slurm_registry_name(registry_pattern, node, name, size) != 0) {
-    slurm_error("ballast: registry pattern '%s' does not fit", registry_pattern);
+  if (bal__slurm_registry_name(args.registry, node, name, size) != 0) {
+    slurm_error("ballast: registry pattern '%s' does not fit", args.registry);
     return -1;
   }
   return 0;
@@ -178,9 +153,9 @@ static int open_registry(spank_t sp, bal_node_manager **m, char *name, size_t si
     bal_node_registry_config cfg;
     bal_node_registry_config_init(&cfg);
     cfg.name = name;
-    cfg.virtual_cpus = registry_cpus;
-    cfg.sharing_factor = sharing_factor;
-    cfg.group = registry_group[0] ? registry_group : NULL;
+    cfg.virtual_cpus = args.cpus;
+    cfg.sharing_factor = args.sharing_factor;
+    cfg.group = args.group[0] ? args.group : NULL;
     rc = bal_node_registry_create(&cfg);
     if (rc != BAL_OK && rc != BAL_EBUSY) { /* EBUSY: another step made it first */
       slurm_error("ballast: create registry %s: %s", name, bal_strerror(rc));

@@ -17,6 +17,7 @@
 
 #include "common/cli.h"
 #include "common/json.h"
+#include "common/output.h"
 #include "common/sched_flags.h"
 #include "slurmsd.h"
 
@@ -256,6 +257,8 @@ static void adopt(sdd *d, sd_job *j, double t) {
   log_nodes(&w, d, "nodes", nodes, n > 0 ? n : 0);
   json_string(&w, "admin_comment", j->admin);
   if (rc != BAL_OK) json_string(&w, "message", bal_strerror(rc));
+  else if (j->bad_mates)
+    json_string(&w, "message", "malformed sd:mates= relation: adopted as a static job");
   json_object_end(&w);
   json_finish(&w);
   if (tr && rc == BAL_OK) tr->running = true;
@@ -458,6 +461,7 @@ static int poll_once(sdd *d) {
 static int parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
   bal_sched_config_init(&o->cfg);
+  o->cfg.sharing_factor = NAN; /* not given: the SPANK plugin's (main) */
   o->poll_ms = 200;
   char policy_help[192];
   sched_policy_help(policy_help, sizeof policy_help, "easy; sd is SD-Policy");
@@ -488,7 +492,9 @@ static int parse(int argc, char **argv, opts *o) {
           "through job_submit.lua) or comment. The daemon releases each job onto the\n"
           "nodes it chose, a guest onto its mates' nodes (sd:mates=ID,ID in its admin\n"
           "comment), and extends a shrunk mate's time limit. Needs operator rights\n"
-          "(docs/slurm.md); SLURM_CONF names the cluster's configuration.",
+          "(docs/slurm.md); SLURM_CONF names the cluster's configuration. The sharing\n"
+          "factor is the SPANK plugin's (its plugstack.conf line): a --sharing-factor\n"
+          "that differs from it is refused.",
       .flags = flags,
       .epilog = "Each decision and event is one JSON line: begin, queue, start (static or\n"
                 "guest, nodes, mates), extend, end, pending (a job the machine cannot\n"
@@ -503,13 +509,25 @@ int main(int argc, char **argv) {
   memset(&d, 0, sizeof d);
   int rc = parse(argc, argv, &d.o);
   if (rc != CLI_CONTINUE) return rc;
+  /* The log's directory, then SLURM and the plugin's setting, and only
+   * then the log: a daemon that cannot start leaves no empty log behind. */
+  if (d.o.log_path && !out_check_dir(PROG, "--log", d.o.log_path)) return 1;
+  if (sd_slurm_init(PROG) != 0) return 1;
+  char msg[1024];
+  if (sd_plugin_sharing_factor(d.o.cfg.sharing_factor, &d.o.cfg.sharing_factor, msg,
+                               sizeof msg) != 0) {
+    fprintf(stderr, "%s: %s\n", PROG, msg);
+    slurm_fini();
+    return 1;
+  }
+  if (msg[0]) fprintf(stderr, "%s: warning: %s\n", PROG, msg);
   d.log = stdout;
   if (d.o.log_path && !(d.log = fopen(d.o.log_path, "a"))) {
     fprintf(stderr, "%s: --log: %s: %s\n", PROG, d.o.log_path, strerror(errno));
+    slurm_fini();
     return 1;
   }
   d.clock = -INFINITY;
-  slurm_init(NULL);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
