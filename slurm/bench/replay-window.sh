@@ -1,13 +1,37 @@
 #!/bin/bash
-# The replay benchmark of SD-Policy on a stock SLURM: a window of 100
-# consecutive jobs of KTH-SP2 (chosen by slurm/bench/find-window.sh, see
-# docs/BENCHMARKS.md) replayed live by `ballast slurm-replay` under EASY and
-# SD-Policy on an 8 x 8 sandbox with the SPANK plugin, and the simulator's
-# figures for the same scaled trace beside each. Writes POLICY.json (the
-# replay's --json), POLICY/jobs.csv and POLICY/slurm-sd.log under OUT.
-# Usage: replay-window.sh TRACE.swf.gz [OUT]   (root; about 15 min per policy)
+# The replay benchmark of SD-Policy on a stock SLURM: a window of a log
+# replayed live by `ballast slurm-replay` under EASY and SD-Policy on an
+# 8 x 8 sandbox with the SPANK plugin, and the simulator's figures for the
+# same scaled trace beside each. The window is given (--from, --count,
+# --speedup, as found by slurm/bench/find-window.sh); for KTH-SP2's log the
+# default is the window of docs/BENCHMARKS.md (jobs 6863.., 100, speedup
+# 200). Both policies replay one scaled trace (the replay's fixed
+# --min-runtime). Writes POLICY.json (the replay's --json),
+# POLICY/jobs.csv and POLICY/slurm-sd.log under OUT.
+# Usage: replay-window.sh [--from ID --count N --speedup K] [--min-runtime S]
+#                         TRACE.swf[.gz] [OUT]   (root; about 15 min per policy)
 set -u
-trace=${1:?usage: replay-window.sh KTH-SP2-1996-2.1-cln.swf.gz [OUT]}
+usage() { echo "usage: replay-window.sh [--from ID --count N --speedup K] [--min-runtime S] TRACE.swf[.gz] [OUT]" >&2; exit 2; }
+from= count= speedup= minrt=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --from) [ $# -ge 2 ] || usage; from=$2; shift 2 ;;
+    --count) [ $# -ge 2 ] || usage; count=$2; shift 2 ;;
+    --speedup) [ $# -ge 2 ] || usage; speedup=$2; shift 2 ;;
+    --min-runtime) [ $# -ge 2 ] || usage; minrt=(--min-runtime "$2"); shift 2 ;;
+    -*) usage ;;
+    *) break ;;
+  esac
+done
+trace=${1:-}
+[ -n "$trace" ] || usage
+if [ -z "$from$count$speedup" ]; then
+  case $(basename "$trace") in
+    KTH-SP2-1996-2.1-cln.swf|KTH-SP2-1996-2.1-cln.swf.gz) from=6863 count=100 speedup=200 ;;
+    *) echo "replay-window.sh: $trace: give the window (--from, --count, --speedup; slurm/bench/find-window.sh finds one)" >&2; exit 2 ;;
+  esac
+fi
+[ -n "$from" ] && [ -n "$count" ] && [ -n "$speedup" ] || { echo "replay-window.sh: --from, --count and --speedup go together" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tools=${BALLAST_TOOLS:-$root/build/tools}
 out=${2:-$(mktemp -d /tmp/ballast-replay-window-XXXXXX)}
@@ -18,8 +42,8 @@ trap '"$root/slurm/sandbox" stop --dir "$box" >/dev/null 2>&1' EXIT
 export SLURM_CONF=$box/slurm.conf
 for policy in ${POLICIES:-easy sd}; do
   mkdir -p "$out/$policy"
-  "$tools/ballast-slurm-replay" "$trace" --from 6863 --count 100 --speedup 200 \
-    --nodes 8 --cpus 8 --policy "$policy" --out-dir "$out/$policy" \
+  "$tools/ballast-slurm-replay" "$trace" --from "$from" --count "$count" --speedup "$speedup" \
+    "${minrt[@]}" --nodes 8 --cpus 8 --policy "$policy" --out-dir "$out/$policy" \
     --jobs-csv "$out/$policy/jobs.csv" --json >"$out/$policy.json" || exit 1
   python3 - "$out/$policy.json" <<'PY'
 import json, sys

@@ -98,3 +98,17 @@ int sd_plugin_sharing_factor(double flag, double *sf, char *msg, size_t n) {
   *sf = args.sharing_factor;
   return 0;
 }
+
+int sd_check_partition(const char *name, char *msg, size_t n) {
+  partition_info_msg_t *p = NULL;
+  if (slurm_load_partitions((time_t)0, &p, SHOW_ALL) != SLURM_SUCCESS || !p) {
+    snprintf(msg, n, "cannot read the partitions: %s", slurm_strerror(slurm_get_errno()));
+    return -1;
+  }
+  bool found = false;
+  for (uint32_t i = 0; i < p->record_count && !found; i++)
+    found = p->partition_array[i].name && strcmp(p->partition_array[i].name, name) == 0;
+  slurm_free_partition_info_msg(p);
+  if (!found) snprintf(msg, n, "--partition: no partition '%s' in this cluster", name);
+  return found ? 0 : -1;
+}

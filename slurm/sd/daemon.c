@@ -521,6 +521,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (msg[0]) fprintf(stderr, "%s: warning: %s\n", PROG, msg);
+  if (d.o.partition && sd_check_partition(d.o.partition, msg, sizeof msg) != 0) {
+    fprintf(stderr, "%s: %s\n", PROG, msg);
+    slurm_fini();
+    return 1;
+  }
   d.log = stdout;
   if (d.o.log_path && !(d.log = fopen(d.o.log_path, "a"))) {
     fprintf(stderr, "%s: --log: %s: %s\n", PROG, d.o.log_path, strerror(errno));

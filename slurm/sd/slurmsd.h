@@ -129,6 +129,9 @@ int sd_slurm_init(const char *prog);
  * plugin line, then the flag or BAL_SHARE_FACTOR_DEFAULT is used); -1
  * with the reason in msg. */
 int sd_plugin_sharing_factor(double flag, double *sf, char *msg, size_t n);
+/* 0 if the cluster has a partition of that name; else -1 with msg (a
+ * --partition that names none would schedule nothing, silently). */
+int sd_check_partition(const char *name, char *msg, size_t n);
 
 /* marks.c */
 /* The user's comment: malleable, and the requested seconds (0 if absent). */
