@@ -337,7 +337,7 @@ static int parse(int argc, char **argv, opts *o) {
       CLI_DOUBLE("--speedup", "K", &o->speedup, 1, 1e9, "divide submit and run times by K (1)"),
       CLI_INT("--min-runtime", "S", &o->min_runtime, 1, 1000000,
               "shortest runtime after the speedup (10; a warning when\n"
-              "under 10 x the measured start latency)"),
+              "under 3 x the measured start latency)"),
       CLI_INT("--trace-nodes", "N", &o->trace_nodes, 1, INT32_MAX,
               "the trace's nodes (default: its header)"),
       CLI_INT("--trace-cores", "C", &o->trace_cores, 1, INT32_MAX,
@@ -481,9 +481,9 @@ int main(int argc, char **argv) {
   /* Fixed, not derived from the latency of the moment: two runs of a
    * window (EASY and SD) replay the same scaled trace. */
   int64_t min_runtime = o.min_runtime;
-  if ((double)min_runtime < 10 * latency)
-    fprintf(stderr, "%s: warning: --min-runtime %lld s is under 10 x the start latency of %.2f s: "
-                    "SLURM's start lag weighs on the shortest jobs\n",
+  if ((double)min_runtime < 3 * latency)
+    fprintf(stderr, "%s: warning: --min-runtime %lld s is under 3 x the start latency of %.2f s: "
+                    "SLURM's start lag is a large part of the shortest jobs\n",
             PROG, (long long)min_runtime, latency);
   bal_swf_scaling sc;
   bal_swf_scaling_init(&sc);

@@ -9,7 +9,8 @@ live    slurm/tests/tiny-sd.swf replayed at speedup 10 by `ballast slurm-replay`
         sched --policy sd` on the same scaled trace within 2 x the start latency
         measured in this run + 2 s (SLURM's times are whole seconds); the mates'
         limits were extended and they were not killed.
-faults  the same trace with the daemon run by this test: the daemon is SIGKILLed
+faults  slurm-sd refuses a --sharing-factor other than the plugin's and a
+        missing --partition; then the same trace with the daemon run by this test: the daemon is SIGKILLed
         after it started the guest and restarted (no job lost or started twice);
         the guest's processes are SIGKILLed (its mates get their CPUs back within
         0.5 s; the test job's malleability point comes every 0.1 s); a job asking for 5 nodes stays
@@ -241,12 +242,37 @@ def live(src, tools, work, trace):
           % (res["avg_slowdown"], res["simulator"]["avg_slowdown"], lat))
 
 
+def check_refusals(tools, work):
+    """The daemon starts only when it agrees with the plugin: the sandbox's
+    plugstack.conf line sets no sharing_factor, so the plugin's default
+    (0.5) is accepted and 0.25 refused, naming the plugin's value, before
+    any log is written; a --partition the cluster lacks is refused too."""
+    sd = os.path.join(tools, "ballast-slurm-sd")
+    log = os.path.join(work, "refused.log")
+    for extra, want_rc, want in ((["--sharing-factor", "0.5"], 0, None),
+                                 (["--sharing-factor", "0.25"], 1,
+                                  "differs from the SPANK plugin's sharing_factor=0.5"),
+                                 (["--partition", "nope"], 1, "no partition 'nope'")):
+        p = subprocess.run([sd, "--policy", "sd", "--polls", "1", "--log", log] + extra,
+                           capture_output=True, text=True, timeout=60)
+        if p.returncode != want_rc or (want and want not in p.stderr):
+            fail("slurm-sd %s: exit %d, %r" % (" ".join(extra), p.returncode, p.stderr))
+        if want and os.path.exists(log):
+            fail("slurm-sd %s left a log behind" % " ".join(extra))
+        if want is None:
+            begin = [e for e in read_lines(log) if e.get("event") == "begin"]
+            if not begin or begin[0].get("sharing_factor") != 0.5:
+                fail("slurm-sd's begin line: %r" % begin)
+            os.unlink(log)
+
+
 def faults(src, tools, work, trace):
     out_dir = os.path.join(work, "replay")
     os.makedirs(out_dir, exist_ok=True)
     log = os.path.join(out_dir, "slurm-sd.log")
     daemon_cmd = [os.path.join(tools, "ballast-slurm-sd"), "--policy", "sd", "--core-demand",
                   "node", "--log", log]
+    check_refusals(tools, work)
     procs = []
     try:
         d = subprocess.Popen(daemon_cmd)
@@ -279,12 +305,14 @@ def faults(src, tools, work, trace):
             pids = [e["pid"] for e in job_outputs(out_dir, 3) if e["event"] == "start"]
             if len(pids) == 4:
                 time.sleep(1)
+                # taken before the first kill: a mate may get its CPUs back
+                # before this loaded process has sent the last one
+                gone_at = time.time()
                 for pid in pids:
                     try:
                         os.kill(pid, signal.SIGKILL)
                     except ProcessLookupError:
                         pass
-                gone_at = time.time()
             time.sleep(0.1)
         if gone_at is None:
             fail("the guest's four processes did not report within 30 s")
