@@ -71,10 +71,14 @@ int main(int argc, char **argv) {
   if (rc != CLI_CONTINUE) return rc;
   if (work <= 0) return cli_usage_error(PROG, "--work: required, > 0");
   if (demand == 0 && getenv("SLURM_CPUS_ON_NODE")) {
+    /* SLURM's own variable: a bad value means no SLURM step around us;
+     * say so and take the CPUs held at the attachment instead. */
     char err[128];
     if (!cli_int_text(getenv("SLURM_CPUS_ON_NODE"), 1, BAL_NODE_MAX_CPUS, &demand, err,
-                      sizeof err))
+                      sizeof err)) {
+      fprintf(stderr, "%s: warning: ignoring $SLURM_CPUS_ON_NODE: %s\n", PROG, err);
       demand = 0;
+    }
   }
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
