@@ -391,6 +391,48 @@ BAL_API int bal_node_manager_admit(bal_node_manager *m, int64_t pid, int64_t job
                                    bal_node_mask *granted);
 
 /**
+ * Admit process pid, about to start, as one more process of job `job`,
+ * which already has processes on this node (e.g. the second rank of a
+ * guest, admitted after its first by bal_node_manager_admit()): it takes
+ * floor(T / (P + 1)) of the T CPUs the job's P processes hold here, the
+ * highest CPUs of the process holding the most first, never a process's
+ * last CPU. A borrowed CPU keeps its lender, so it returns to that job
+ * when pid ends, as it would have from the process it was taken from.
+ * @param granted receives pid's mask (may be NULL).
+ * @return BAL_OK; BAL_EINVAL (NULL m, job < 0, ranks out of range, pid
+ *         already registered); BAL_ENOTFOUND (pid is not a live process,
+ *         or job has no process here); BAL_EBUSY (the part would be empty,
+ *         or #BAL_NODE_MAX_PROCS processes registered); BAL_EFORMAT;
+ *         BAL_ESYS. Nothing changes on error.
+ * Thread-safety: safe, also against other managers and processes.
+ */
+BAL_API int bal_node_manager_admit_sibling(bal_node_manager *m, int64_t pid, int64_t job,
+                                           int64_t ranks, bal_node_mask *granted);
+
+/**
+ * Admit process pid of job `job` as the mate of job `guest`, a guest of
+ * `job` that was admitted on this node first (SLURM may start a guest's
+ * step on a node before its mate's, and the guest then took the node's
+ * free CPUs as its own). The CPUs the guest holds of its own become pid's,
+ * and the guest gets back, lent by `job`, the share the sharing rule lends
+ * (bal_share_lend(): min(floor(SF × C), C − ranks) of those C CPUs), the
+ * highest ones, in contiguous blocks of near-equal size, one per guest
+ * process: the registry reads as if the mate had come first, so the CPUs
+ * go where the rule says whichever job ends first.
+ * @param granted receives pid's mask (may be NULL).
+ * @return BAL_OK; BAL_EINVAL (NULL m, job or guest < 0, job == guest,
+ *         ranks out of range, pid already registered); BAL_ENOTFOUND (pid
+ *         is not a live process, or guest has no process here); BAL_EBUSY
+ *         (the guest holds no CPU of its own, the share would leave a
+ *         guest process or pid without a CPU, or #BAL_NODE_MAX_PROCS
+ *         processes registered); BAL_EFORMAT; BAL_ESYS. Nothing changes on
+ *         error.
+ * Thread-safety: safe, also against other managers and processes.
+ */
+BAL_API int bal_node_manager_admit_mate(bal_node_manager *m, int64_t pid, int64_t job,
+                                        int64_t ranks, int64_t guest, bal_node_mask *granted);
+
+/**
  * Remove process pid as if it had ended: its CPUs are handed on by the rule
  * (the process's next bal_node_poll() returns BAL_ENOTFOUND).
  * @return BAL_OK; BAL_EINVAL (NULL m); BAL_ENOTFOUND (not registered);

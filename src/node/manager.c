@@ -121,11 +121,14 @@ int bal_node_manager_set(bal_node_manager *m, int64_t pid, const bal_node_mask *
   }
 }
 
-int bal_node_manager_admit(bal_node_manager *m, int64_t pid, int64_t job, int64_t ranks,
-                           const int64_t *next_to, int64_t n_next_to, bal_node_mask *granted) {
-  if (!m || pid <= 0 || pid > INT32_MAX || job < 0 || ranks < 1 || ranks > BAL_NODE_MAX_CPUS ||
-      n_next_to < 0 || n_next_to > BAL_NODE_MAX_PROCS || (n_next_to > 0 && !next_to))
-    return BAL_EINVAL;
+/* How a new process gets its CPUs. */
+typedef enum { BY_RULE, AS_SIBLING, AS_LATE_MATE } admission;
+
+/* A new slot for pid, filled by the rule next to jobs (next_to, n_next_to),
+ * as a sibling of its job's processes, or as the mate of job `guest`. */
+static int admit_slot(bal_node_manager *m, int64_t pid, int64_t job, int64_t ranks,
+                      const int64_t *next_to, int64_t n_next_to, admission how, int64_t guest,
+                      bal_node_mask *granted) {
   uint64_t start;
   if (bal__node_pid_start((pid_t)pid, &start) != BAL_OK) return BAL_ENOTFOUND;
   bal__node_shm *s = m->map.shm;
@@ -141,12 +144,37 @@ int bal_node_manager_admit(bal_node_manager *m, int64_t pid, int64_t job, int64_
     sl->job = job;
     sl->ranks = ranks;
     sl->state = SLOT_ADMITTED;
-    rc = bal__node_admit(s, g, next_to, n_next_to);
+    rc = how == AS_SIBLING     ? bal__node_admit_sibling(s, g)
+         : how == AS_LATE_MATE ? bal__node_admit_mate(s, g, guest)
+                               : bal__node_admit(s, g, next_to, n_next_to);
     if (rc != BAL_OK) sl->state = SLOT_FREE;
     else if (granted) bal__node_slot_mask(s, g, granted, NULL);
   }
   bal__node_unlock(s);
   return rc;
+}
+
+int bal_node_manager_admit(bal_node_manager *m, int64_t pid, int64_t job, int64_t ranks,
+                           const int64_t *next_to, int64_t n_next_to, bal_node_mask *granted) {
+  if (!m || pid <= 0 || pid > INT32_MAX || job < 0 || ranks < 1 || ranks > BAL_NODE_MAX_CPUS ||
+      n_next_to < 0 || n_next_to > BAL_NODE_MAX_PROCS || (n_next_to > 0 && !next_to))
+    return BAL_EINVAL;
+  return admit_slot(m, pid, job, ranks, next_to, n_next_to, BY_RULE, -1, granted);
+}
+
+int bal_node_manager_admit_sibling(bal_node_manager *m, int64_t pid, int64_t job, int64_t ranks,
+                                   bal_node_mask *granted) {
+  if (!m || pid <= 0 || pid > INT32_MAX || job < 0 || ranks < 1 || ranks > BAL_NODE_MAX_CPUS)
+    return BAL_EINVAL;
+  return admit_slot(m, pid, job, ranks, NULL, 0, AS_SIBLING, -1, granted);
+}
+
+int bal_node_manager_admit_mate(bal_node_manager *m, int64_t pid, int64_t job, int64_t ranks,
+                                int64_t guest, bal_node_mask *granted) {
+  if (!m || pid <= 0 || pid > INT32_MAX || job < 0 || guest < 0 || job == guest || ranks < 1 ||
+      ranks > BAL_NODE_MAX_CPUS)
+    return BAL_EINVAL;
+  return admit_slot(m, pid, job, ranks, NULL, 0, AS_LATE_MATE, guest, granted);
 }
 
 int bal_node_manager_remove(bal_node_manager *m, int64_t pid) {

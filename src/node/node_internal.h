@@ -105,6 +105,15 @@ void bal__node_clean(bal__node_shm *s);
  * job and ranks: the CPUs by the rule, BAL_EBUSY (nothing changed) if none;
  * BAL_ENOTFOUND if a job of next_to has no slot. */
 int bal__node_admit(bal__node_shm *s, int32_t g, const int64_t *next_to, int64_t n_next_to);
+/* arrivals.c: slot g (a new process of a job with processes here) takes an
+ * equal part of its job's CPUs here, lenders kept. BAL_ENOTFOUND (no other
+ * process of the job), BAL_EBUSY (the part would be empty). */
+int bal__node_admit_sibling(bal__node_shm *s, int32_t g);
+/* arrivals.c: slot g, a mate of job `guest` that arrived first, takes the
+ * guest's own CPUs and lends it back the rule's share. BAL_ENOTFOUND (no
+ * process of guest), BAL_EBUSY (nothing to take, or a guest process or
+ * the mate would be left without a CPU). */
+int bal__node_admit_mate(bal__node_shm *s, int32_t g, int64_t guest);
 /* rule.c: give CPU c to slot i (-1: free) lent by job `lender` (-1: none),
  * bumping the gen of the slots that lose and gain it. */
 void bal__node_move(bal__node_shm *s, int32_t c, int32_t i, int64_t lender);

@@ -5,6 +5,8 @@
  *             with slurm_load_jobs / slurm_load_node) and the three acts it
  *             performs: release a held job onto chosen nodes, extend a
  *             running job's time limit, hold a job SLURM would start alone
+ *  conf.c     SLURM's configuration checked before libslurm starts, and
+ *             the SPANK plugin's sharing factor read from plugstack.conf
  *  marks.c    the words left on a job: sd:malleable (admin comment or
  *             comment), sd:req=S (comment), and the scheduler's decisions
  *             in the admin comment (sd:static, sd:mates=ID,ID), where a
@@ -24,12 +26,13 @@
 #define BALLAST_TOOLS_SLURMSD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
 #include <ballast/sched.h>
 
-#define SD_MAX_MATES BAL_SCHED_MAX_MATES
+#define SD_MAX_MATES BAL_SCHED_MAX_MATES /* = BAL_SLURM_MAX_MATES (slurm/common/mates.h) */
 #define SD_NAME_LEN 64
 #define SD_ADMIN_LEN 512
 
@@ -57,6 +60,7 @@ typedef struct sd_job {
   int64_t restarts;    /* times SLURM requeued it (restart_cnt) */
   int64_t mates[SD_MAX_MATES]; /* guest: its mates' job ids, from the admin comment */
   int nmates;
+  bool bad_mates; /* its admin comment's sd:mates= is malformed (nmates 0) */
   int32_t *node_idx; /* allocated (running) or required (released) nodes, indices into the
                         cluster's nodes */
   int64_t nnode_idx;
@@ -113,10 +117,27 @@ uint32_t sd_submit_held(const char *name, const char *script, const char *commen
 double sd_now(void);
 void sd_sleep(double s);
 
+/* conf.c */
+/* Check that a SLURM configuration exists ($SLURM_CONF, else SLURM's
+ * default places) and start libslurm; -1 after printing why on stderr,
+ * naming SLURM_CONF, without waiting in libslurm's retries. */
+int sd_slurm_init(const char *prog);
+/* The sharing factor: the SPANK plugin's, from the plugstack.conf the
+ * cluster's slurm.conf names (its default when the line sets none).
+ * flag: a --sharing-factor given (NaN: none); one that differs from the
+ * plugin's is refused. 0 on success (msg non-empty: a warning, e.g. no
+ * plugin line, then the flag or BAL_SHARE_FACTOR_DEFAULT is used); -1
+ * with the reason in msg. */
+int sd_plugin_sharing_factor(double flag, double *sf, char *msg, size_t n);
+/* 0 if the cluster has a partition of that name; else -1 with msg (a
+ * --partition that names none would schedule nothing, silently). */
+int sd_check_partition(const char *name, char *msg, size_t n);
+
 /* marks.c */
 /* The user's comment: malleable, and the requested seconds (0 if absent). */
 void sd_parse_comment(const char *comment, bool *malleable, double *req_s);
-/* The admin comment: decided (sd:static or sd:mates=), malleable, mates. */
+/* The admin comment: decided (sd:static or sd:mates=), malleable, mates
+ * (*nmates -1: a malformed sd:mates= relation, see bal__slurm_parse_mates). */
 void sd_parse_admin(const char *admin, bool *decided, bool *malleable, int64_t *mates,
                     int *nmates);
 /* Append " TOKEN" to an admin comment; false if it does not fit. */

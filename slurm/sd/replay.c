@@ -5,7 +5,8 @@
  * Steps: read the trace; measure SLURM's start latency (held probe jobs
  * the daemon starts: submission to RUNNING, wall clock); scale the window
  * with bal_swf_scale() (the trace's machine onto the sandbox, times divided
- * by the speedup, runtimes at least 10 × that latency); simulate the scaled
+ * by the speedup, runtimes at least --min-runtime, a fixed 10 s by
+ * default, so every replay of a window replays one trace); simulate the scaled
  * trace with bal_sched_run(); submit each job held at its scaled submit
  * time as a malleable test job (ballast-slurm-job, one single-node step
  * per node); wait until every job ended; compute the metrics of `ballast
@@ -38,7 +39,7 @@ typedef struct opts {
   double speedup;
   int64_t nodes, cpus;             /* sandbox; 0 = all its usable nodes */
   int64_t trace_nodes, trace_cores; /* 0 = from the header */
-  int64_t min_runtime;             /* 0 = 10 × measured latency */
+  int64_t min_runtime;             /* shortest runtime after the speedup, s */
   int64_t probes;
   int runtime_model;
   bal_sched_config cfg;
@@ -58,6 +59,11 @@ typedef struct rjob {
   int nmates;
   int64_t restarts;
 } rjob;
+
+/* The default shortest runtime after the speedup: about 10 x SLURM's
+ * start latency in the sandbox (1-2.6 s measured, docs/slurm.md), and the
+ * value the published window was chosen with (slurm/bench/find-window.sh). */
+#define REPLAY_MIN_RUNTIME_S 10
 
 static volatile sig_atomic_t stop_signal;
 static void on_signal(int sig) { stop_signal = sig; }
@@ -160,7 +166,8 @@ static void script_of(char *buf, size_t n, const char *dir, const bal_swf_job *j
   snprintf(buf, n,
            "#!/bin/sh\n"
            "# ballast slurm-replay: trace job %lld, %lld s of work per node\n"
-           "# one single-node step per node (docs/slurm.md: multi-node steps fail in the sandbox);\n"
+           "# one single-node step per node, each its own step (multi-node steps work too:\n"
+           "# docs/slurm.md; this script is what every published replay ran);\n"
            "# SLURMD_NODENAME names the step's node, not the batch script's, in its environment\n"
            "for n in $(scontrol show hostnames \"$SLURM_JOB_NODELIST\"); do\n"
            "  SLURMD_NODENAME=$n srun -N1 -n1 -w \"$n\" --exact %s/ballast-slurm-job --work %lld --demand %lld &\n"
@@ -312,12 +319,14 @@ static int parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
   bal_sched_config_init(&o->cfg);
   o->cfg.policy = "sd";
+  o->cfg.sharing_factor = NAN; /* not given: the SPANK plugin's (main) */
   o->from_id = -1;
   o->count = 100;
   o->speedup = 1;
   o->probes = 3;
   o->runtime_model = 1;
   o->timeout = 0;
+  o->min_runtime = REPLAY_MIN_RUNTIME_S;
   char policy_help[192];
   sched_policy_help(policy_help, sizeof policy_help, "sd");
   static const char *const models[] = {"ideal", "worst", NULL};
@@ -327,8 +336,8 @@ static int parse(int argc, char **argv, opts *o) {
       CLI_INT("--count", "N", &o->count, 1, 100000, "jobs in the window (100)"),
       CLI_DOUBLE("--speedup", "K", &o->speedup, 1, 1e9, "divide submit and run times by K (1)"),
       CLI_INT("--min-runtime", "S", &o->min_runtime, 1, 1000000,
-              "shortest runtime after the speedup (default: 10 x the\n"
-              "measured start latency, rounded up)"),
+              "shortest runtime after the speedup (10; a warning when\n"
+              "under 3 x the measured start latency)"),
       CLI_INT("--trace-nodes", "N", &o->trace_nodes, 1, INT32_MAX,
               "the trace's nodes (default: its header)"),
       CLI_INT("--trace-cores", "C", &o->trace_cores, 1, INT32_MAX,
@@ -376,6 +385,7 @@ static int parse(int argc, char **argv, opts *o) {
     return cli_usage_error(PROG, "--nodes and --cpus go together");
   if (o->out_dir && !out_check_dir_itself(PROG, "--out-dir", o->out_dir)) return 2;
   if (o->jobs_csv && !out_check_dir(PROG, "--jobs-csv", o->jobs_csv)) return 2;
+  if (o->daemon_log && !out_check_dir(PROG, "--daemon-log", o->daemon_log)) return 2;
   return CLI_CONTINUE;
 }
 
@@ -398,8 +408,19 @@ int main(int argc, char **argv) {
     bal_swf_trace_destroy(trace);
     return 2;
   }
-  slurm_init(NULL);
-  char err[512], dir[PATH_MAX], outdir[PATH_MAX], dlog[PATH_MAX + 32];
+  if (sd_slurm_init(PROG) != 0) {
+    bal_swf_trace_destroy(trace);
+    return 1;
+  }
+  char err[1024], dir[PATH_MAX], outdir[PATH_MAX], dlog[PATH_MAX + 32];
+  /* The simulator and the daemon use the plugin's sharing factor. */
+  if (sd_plugin_sharing_factor(o.cfg.sharing_factor, &o.cfg.sharing_factor, err, sizeof err) != 0) {
+    fprintf(stderr, "%s: %s\n", PROG, err);
+    bal_swf_trace_destroy(trace);
+    slurm_fini();
+    return 1;
+  }
+  if (err[0]) fprintf(stderr, "%s: warning: %s\n", PROG, err);
   sd_cluster c;
   if (sd_cluster_load(&c, NULL, err, sizeof err) != 0) {
     fprintf(stderr, "%s: %s\n", PROG, err);
@@ -457,7 +478,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: %s\n", PROG, err);
     goto out;
   }
-  int64_t min_runtime = o.min_runtime > 0 ? o.min_runtime : (int64_t)ceil(10 * latency);
+  /* Fixed, not derived from the latency of the moment: two runs of a
+   * window (EASY and SD) replay the same scaled trace. */
+  int64_t min_runtime = o.min_runtime;
+  if ((double)min_runtime < 3 * latency)
+    fprintf(stderr, "%s: warning: --min-runtime %lld s is under 3 x the start latency of %.2f s: "
+                    "SLURM's start lag is a large part of the shortest jobs\n",
+            PROG, (long long)min_runtime, latency);
   bal_swf_scaling sc;
   bal_swf_scaling_init(&sc);
   sc.from_id = o.from_id;
@@ -478,9 +505,9 @@ int main(int argc, char **argv) {
     goto out;
   }
   if (sst.lengthened > 0)
-    fprintf(stderr, "%s: %lld of %lld jobs lengthened to %lld s (10 x the start latency of "
-                    "%.2f s), %lld s in total\n", PROG, (long long)sst.lengthened,
-            (long long)sst.jobs, (long long)min_runtime, latency, (long long)sst.lengthened_s);
+    fprintf(stderr, "%s: %lld of %lld jobs lengthened to %lld s (--min-runtime), %lld s in total\n",
+            PROG, (long long)sst.lengthened, (long long)sst.jobs, (long long)min_runtime,
+            (long long)sst.lengthened_s);
   bal_sched_config scfg = o.cfg;
   scfg.nodes = o.nodes;
   scfg.cores_per_node = o.cpus;
@@ -594,7 +621,7 @@ int main(int argc, char **argv) {
     json_summary_fields(&j, ss);
     json_object_end(&j);
     json_object_end(&j);
-    json_finish(&j);
+    if (!json_finish(&j)) cli_output_failed("--json");
   } else {
     printf("trace %s, %lld jobs from %lld, speedup %g, on %lld nodes x %lld CPUs, policy %s\n",
            o.trace, (long long)n, (long long)(n > 0 ? trace->jobs[sst.first_index].id : -1),

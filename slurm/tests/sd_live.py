@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """SD-Policy live on a stock SLURM, end to end, in a sandbox of 4 nodes x 8 CPUs
-(scripts/slurm-sandbox). Two scenarios, chosen by the first argument:
+(slurm/sandbox) with the SPANK plugin under test. Two scenarios, chosen by the first argument:
 
-live    tests/slurm/tiny-sd.swf replayed at speedup 10 by `ballast slurm-replay`
+live    slurm/tests/tiny-sd.swf replayed at speedup 10 by `ballast slurm-replay`
         (which starts `ballast slurm-sd --policy sd`): the guest (job 3) starts on
         its mates' nodes before they end; the mates' masks shrink while it runs and
         grow back; every job completes exactly once; start times match `ballast
         sched --policy sd` on the same scaled trace within 2 x the start latency
         measured in this run + 2 s (SLURM's times are whole seconds); the mates'
         limits were extended and they were not killed.
-faults  the same trace with the daemon run by this test: the daemon is SIGKILLed
+faults  slurm-sd refuses a --sharing-factor other than the plugin's and a
+        missing --partition; then the same trace with the daemon run by this test: the daemon is SIGKILLed
         after it started the guest and restarted (no job lost or started twice);
         the guest's processes are SIGKILLed (its mates get their CPUs back within
         0.5 s; the test job's malleability point comes every 0.1 s); a job asking for 5 nodes stays
@@ -20,7 +21,8 @@ Exit 77 (skipped) without root, SLURM's daemons, munge, the sandbox script or
 the tools. Every process it starts is stopped by pid; the sandbox by its own
 `stop`, which kills by pid what it started.
 
-usage: sd_live.py live|faults SOURCE_DIR TOOLS_DIR
+usage: sd_live.py live|faults SOURCE_DIR TOOLS_DIR PLUGIN_SO
+(CMake passes the plugin of the build under test: $<TARGET_FILE:ballast_spank>)
 """
 import json
 import math
@@ -71,14 +73,15 @@ def job_outputs(out_dir, trace_id):
 
 
 class Sandbox:
-    def __init__(self, src, work):
-        self.script = os.path.join(src, "scripts", "slurm-sandbox")
+    def __init__(self, src, work, plugin):
+        self.script = os.path.join(src, "slurm", "sandbox")
+        self.plugin = plugin
         self.dir = os.path.join(work, "sandbox")
         self.started = False
 
     def start(self):
         p = subprocess.run([self.script, "start", "--nodes", "4", "--cpus", "8", "--dir", self.dir,
-                            "--print-env"], capture_output=True, text=True)
+                            "--plugin", self.plugin, "--print-env"], capture_output=True, text=True)
         if p.returncode == SKIP:
             skip("slurm-sandbox: " + p.stderr.strip())
         self.started = True
@@ -239,12 +242,37 @@ def live(src, tools, work, trace):
           % (res["avg_slowdown"], res["simulator"]["avg_slowdown"], lat))
 
 
+def check_refusals(tools, work):
+    """The daemon starts only when it agrees with the plugin: the sandbox's
+    plugstack.conf line sets no sharing_factor, so the plugin's default
+    (0.5) is accepted and 0.25 refused, naming the plugin's value, before
+    any log is written; a --partition the cluster lacks is refused too."""
+    sd = os.path.join(tools, "ballast-slurm-sd")
+    log = os.path.join(work, "refused.log")
+    for extra, want_rc, want in ((["--sharing-factor", "0.5"], 0, None),
+                                 (["--sharing-factor", "0.25"], 1,
+                                  "differs from the SPANK plugin's sharing_factor=0.5"),
+                                 (["--partition", "nope"], 1, "no partition 'nope'")):
+        p = subprocess.run([sd, "--policy", "sd", "--polls", "1", "--log", log] + extra,
+                           capture_output=True, text=True, timeout=60)
+        if p.returncode != want_rc or (want and want not in p.stderr):
+            fail("slurm-sd %s: exit %d, %r" % (" ".join(extra), p.returncode, p.stderr))
+        if want and os.path.exists(log):
+            fail("slurm-sd %s left a log behind" % " ".join(extra))
+        if want is None:
+            begin = [e for e in read_lines(log) if e.get("event") == "begin"]
+            if not begin or begin[0].get("sharing_factor") != 0.5:
+                fail("slurm-sd's begin line: %r" % begin)
+            os.unlink(log)
+
+
 def faults(src, tools, work, trace):
     out_dir = os.path.join(work, "replay")
     os.makedirs(out_dir, exist_ok=True)
     log = os.path.join(out_dir, "slurm-sd.log")
     daemon_cmd = [os.path.join(tools, "ballast-slurm-sd"), "--policy", "sd", "--core-demand",
                   "node", "--log", log]
+    check_refusals(tools, work)
     procs = []
     try:
         d = subprocess.Popen(daemon_cmd)
@@ -277,12 +305,14 @@ def faults(src, tools, work, trace):
             pids = [e["pid"] for e in job_outputs(out_dir, 3) if e["event"] == "start"]
             if len(pids) == 4:
                 time.sleep(1)
+                # taken before the first kill: a mate may get its CPUs back
+                # before this loaded process has sent the last one
+                gone_at = time.time()
                 for pid in pids:
                     try:
                         os.kill(pid, signal.SIGKILL)
                     except ProcessLookupError:
                         pass
-                gone_at = time.time()
             time.sleep(0.1)
         if gone_at is None:
             fail("the guest's four processes did not report within 30 s")
@@ -312,23 +342,25 @@ def faults(src, tools, work, trace):
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in ("live", "faults"):
+    if len(sys.argv) != 5 or sys.argv[1] not in ("live", "faults"):
         print(__doc__)
         return 2
-    mode, src, tools = sys.argv[1:]
+    mode, src, tools, plugin = sys.argv[1:]
     if os.geteuid() != 0:
         skip("needs root (the sandbox runs SLURM's daemons)")
     for b in ("slurmctld-wlm", "slurmd-wlm", "munged", "sbatch", "squeue"):
         if not shutil.which(b) and not os.path.exists("/usr/sbin/" + b):
             skip("%s not installed (Debian slurm-wlm, munge)" % b)
-    if not os.access(os.path.join(src, "scripts", "slurm-sandbox"), os.X_OK):
-        skip("no scripts/slurm-sandbox")
+    if not os.access(os.path.join(src, "slurm", "sandbox"), os.X_OK):
+        skip("no slurm/sandbox")
+    if not os.access(plugin, os.R_OK):
+        fail("the SPANK plugin %s is not built" % plugin)
     for t in ("ballast-slurm-sd", "ballast-slurm-replay", "ballast-slurm-job", "ballast-sched"):
         if not os.access(os.path.join(tools, t), os.X_OK):
             skip("%s not built (needs libslurm-dev)" % t)
-    trace = os.path.join(src, "tests", "slurm", "tiny-sd.swf")
+    trace = os.path.join(src, "slurm", "tests", "tiny-sd.swf")
     work = tempfile.mkdtemp(prefix="ballast-sd-%s-" % mode)
-    box = Sandbox(src, work)
+    box = Sandbox(src, work, plugin)
     try:
         box.start()
         (live if mode == "live" else faults)(src, tools, work, trace)

@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
 done
 [[ $gap =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "start-latency.sh: --gap: '$gap' is not a number of seconds" >&2; exit 2; }
 [[ $reps =~ ^[0-9]+$ ]] && [ "$reps" -ge 1 ] || { echo "start-latency.sh: --reps: '$reps' is not a count" >&2; exit 2; }
-sandbox=$(cd "$(dirname "$0")/../.." && pwd)/scripts/slurm-sandbox
+sandbox=$(cd "$(dirname "$0")/../.." && pwd)/slurm/sandbox
 dir=$(mktemp -d /tmp/ballast-slurm-latency-XXXXXX)
 trap '"$sandbox" stop --dir "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
 "$sandbox" start --dir "$dir" --nodes 2 --cpus 8 >/dev/null || exit $?

@@ -1,7 +1,7 @@
 # Shared by the SLURM tests (sourced): a sandbox in a fresh temporary
 # directory, stopped by its own script (by pid) on every exit, and checks
 # that nothing it started survives.
-# Needs: $sandbox (path of scripts/slurm-sandbox). Sets: $dir, $conf.
+# Needs: $sandbox (path of slurm/sandbox). Sets: $dir, $conf.
 set -u
 fails=0
 fail() {

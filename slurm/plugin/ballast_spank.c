@@ -13,9 +13,14 @@
  *   registry of its node (named by `registry`, %n the SLURM node name;
  *   created on first use with `cpus` virtual CPUs, or the machine's CPUs
  *   with cpus=real). If the job's AdminComment holds "sd:mates=ID,..." and
- *   some of those jobs have processes on this node, the task is admitted
- *   as their guest: they shrink by the distribution rule (ballast/node.h).
- *   Otherwise it takes the free CPUs.
+ *   some of those jobs have processes on this node, the job's first task
+ *   there is admitted as their guest: they shrink by the distribution rule
+ *   (ballast/node.h); each further task of the guest on the node (several
+ *   ranks per node) takes an equal part of what the guest holds
+ *   (bal_node_manager_admit_sibling), still lent by the mates. A mate
+ *   whose guest started on the node first takes the guest's CPUs and lends
+ *   it the rule's share back (bal_node_manager_admit_mate). Otherwise the
+ *   tasks share the free CPUs.
  * - When a task exits (slurm_spank_task_exit) its entry is removed, so its
  *   CPUs go back by the rule at once (mates expand); a task that dies
  *   without slurmstepd noticing is cleaned by the registry's dead-process
@@ -34,18 +39,18 @@
 
 #include <ballast/error.h>
 #include <ballast/node.h>
+#include <ballast/share.h>
 
 #include "mates.h"
+#include "plugin_args.h"
 
 SPANK_PLUGIN(ballast, 1) /* the macro brings its own semicolons */
 
 static bool malleable;
 
-/* Plugin arguments. */
-static char registry_pattern[BAL_NODE_NAME_MAX] = "/ballast-%n";
-static int64_t registry_cpus; /* 0: the machine's CPUs */
-static double sharing_factor = 0.5;
-static char registry_group[64];
+/* Plugin arguments (plugstack.conf), parsed by the code slurm-sd reads
+ * them with. */
+static bal__slurm_plugin_args args;
 
 static int on_malleable(int val, const char *optarg, int remote) {
   (void)val;
@@ -62,38 +67,13 @@ static struct spank_option malleable_option = {
     0, 0, on_malleable};
 
 static int parse_args(int ac, char **av) {
-  for (int i = 0; i < ac; i++) {
-    const char *a = av[i];
-    char *end;
-    if (strncmp(a, "registry=", 9) == 0) {
-      if (strlen(a + 9) == 0 || strlen(a + 9) >= sizeof registry_pattern) goto bad;
-      strcpy(registry_pattern, a + 9);
-    } else if (strncmp(a, "cpus=", 5) == 0) {
-      if (strcmp(a + 5, "real") == 0) {
-        registry_cpus = 0;
-      } else {
-        errno = 0;
-        long long v = strtoll(a + 5, &end, 10);
-        if (errno || *end || end == a + 5 || v < 1 || v > BAL_NODE_MAX_CPUS) goto bad;
-        registry_cpus = v;
-      }
-    } else if (strncmp(a, "sharing_factor=", 15) == 0) {
-      errno = 0;
-      double v = strtod(a + 15, &end);
-      if (errno || *end || end == a + 15 || !(v > 0.0 && v <= 1.0)) goto bad;
-      sharing_factor = v;
-    } else if (strncmp(a, "group=", 6) == 0) {
-      if (strlen(a + 6) == 0 || strlen(a + 6) >= sizeof registry_group) goto bad;
-      strcpy(registry_group, a + 6);
-    } else {
-      goto bad;
-    }
-    continue;
-  bad:
-    slurm_error("ballast: bad plugstack.conf argument '%s'", a);
-    return -1;
-  }
-  return 0;
+  bal__slurm_plugin_args_init(&args);
+  int bad = 0;
+  if (bal__slurm_plugin_args_parse(&args, ac, av, &bad) == 0) return 0;
+  slurm_error("ballast: bad plugstack.conf argument '%s' (registry=PATTERN cpus=N|real "
+              "sharing_factor=F in %s group=NAME)",
+              av[bad], BAL_SHARE_FACTOR_RANGE);
+  return -1;
 }
 
 /* Arguments first: a plugin with a bad plugstack.conf line registers no
@@ -163,8 +143,8 @@ static int node_name(spank_t sp, char *buf, size_t size) {
 static int registry_name(spank_t sp, char *name, size_t size) {
   char node[256];
   if (node_name(sp, node, sizeof node) != 0) return -1;
-  if (bal__slurm_registry_name(registry_pattern, node, name, size) != 0) {
-    slurm_error("ballast: registry pattern '%s' does not fit", registry_pattern);
+  if (bal__slurm_registry_name(args.registry, node, name, size) != 0) {
+    slurm_error("ballast: registry pattern '%s' does not fit", args.registry);
     return -1;
   }
   return 0;
@@ -178,9 +158,9 @@ static int open_registry(spank_t sp, bal_node_manager **m, char *name, size_t si
     bal_node_registry_config cfg;
     bal_node_registry_config_init(&cfg);
     cfg.name = name;
-    cfg.virtual_cpus = registry_cpus;
-    cfg.sharing_factor = sharing_factor;
-    cfg.group = registry_group[0] ? registry_group : NULL;
+    cfg.virtual_cpus = args.cpus;
+    cfg.sharing_factor = args.sharing_factor;
+    cfg.group = args.group[0] ? args.group : NULL;
     rc = bal_node_registry_create(&cfg);
     if (rc != BAL_OK && rc != BAL_EBUSY) { /* EBUSY: another step made it first */
       slurm_error("ballast: create registry %s: %s", name, bal_strerror(rc));
@@ -226,6 +206,37 @@ static int64_t mates_here(bal_node_manager *m, int64_t *mates, int64_t n) {
   return k;
 }
 
+/* Is job a guest here: does one of its processes hold borrowed CPUs? (Its
+ * first local task was admitted next to its mates.) */
+static bool guest_here(bal_node_manager *m, int64_t job) {
+  static bal_node_proc_info procs[BAL_NODE_MAX_PROCS];
+  int np = bal_node_manager_list(m, procs, BAL_NODE_MAX_PROCS);
+  if (np > BAL_NODE_MAX_PROCS) np = BAL_NODE_MAX_PROCS;
+  for (int j = 0; j < np; j++)
+    if (procs[j].job == job && bal_node_mask_count(&procs[j].borrowed) > 0) return true;
+  return false;
+}
+
+/* A job on this node whose AdminComment names job as a mate: a guest that
+ * started here before job did (SLURM can start the guest's step first);
+ * -1 when there is none. One slurm_load_job per other job on the node. */
+static int64_t waiting_guest(bal_node_manager *m, uint32_t job) {
+  static bal_node_proc_info procs[BAL_NODE_MAX_PROCS];
+  int np = bal_node_manager_list(m, procs, BAL_NODE_MAX_PROCS);
+  if (np > BAL_NODE_MAX_PROCS) np = BAL_NODE_MAX_PROCS;
+  for (int j = 0; j < np; j++) {
+    int64_t other = procs[j].job;
+    bool seen = other == (int64_t)job || other < 0 || other > UINT32_MAX;
+    for (int k = 0; k < j && !seen; k++) seen = procs[k].job == other;
+    if (seen) continue;
+    int64_t mates[BAL_SLURM_MAX_MATES];
+    int n = load_mates((uint32_t)other, mates, BAL_SLURM_MAX_MATES);
+    for (int k = 0; k < n; k++)
+      if (mates[k] == (int64_t)job) return other;
+  }
+  return -1;
+}
+
 /* Before the tasks are forked: name the node's registry in their
  * environment, where bal_node_attach() looks for it. */
 int slurm_spank_user_init(spank_t sp, int ac, char **av) {
@@ -266,19 +277,35 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av) {
   int64_t mates[BAL_SLURM_MAX_MATES];
   int n = local == 0 ? load_mates(job, mates, BAL_SLURM_MAX_MATES) : 0;
   int64_t nhere = n > 0 ? mates_here(m, mates, n) : 0;
+  bool sibling = local > 0 && guest_here(m, job);
   bal_node_mask granted;
   int rc;
   const char *as;
   if (nhere > 0) {
-    /* A guest: one admission of the job's first local task, next to its
-     * mates here; further local tasks get only free CPUs (none, usually). */
+    /* A guest's first local task: admitted next to its mates here, it
+     * takes all they lend (and the free CPUs); its other local tasks take
+     * their parts of that below. */
     as = "guest";
     rc = bal_node_manager_admit(m, pid, job, ntasks, mates, nhere, &granted);
+  } else if (sibling) {
+    /* A further task of a guest (several ranks per node): an equal part
+     * of what the guest holds here, each CPU still lent by its mate, so
+     * the mates get it back whichever task ends. */
+    as = "guest";
+    rc = bal_node_manager_admit_sibling(m, pid, job, ntasks, &granted);
   } else if (local == 0) {
-    /* Not a guest: the free CPUs (next to every job here, should SLURM
-     * itself have placed it on a shared node). */
-    as = "owner";
-    rc = bal_node_manager_admit(m, pid, job, ntasks, NULL, 0, &granted);
+    /* Not a guest. A mate whose guest started here first takes the CPUs
+     * the guest holds and lends it the rule's share back, so the roles in
+     * the registry are right; otherwise the free CPUs (next to every job
+     * here, should SLURM itself have placed it on a shared node). */
+    int64_t guest = waiting_guest(m, job);
+    as = guest >= 0 ? "mate (its guest came first)" : "owner";
+    rc = guest >= 0 ? bal_node_manager_admit_mate(m, pid, job, ntasks, guest, &granted)
+                    : BAL_ENOTFOUND;
+    if (rc != BAL_OK) {
+      as = "owner";
+      rc = bal_node_manager_admit(m, pid, job, ntasks, NULL, 0, &granted);
+    }
   } else {
     /* Another task of the job on this node: the free CPUs only (its own
      * job never lends to itself). */
@@ -286,7 +313,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av) {
     int64_t self = job;
     rc = bal_node_manager_admit(m, pid, job, ntasks, &self, 1, &granted);
   }
-  if (rc == BAL_OK && nhere == 0 && ntasks > 1 && (uint32_t)local + 1 < ntasks) {
+  if (rc == BAL_OK && nhere == 0 && !sibling && ntasks > 1 && (uint32_t)local + 1 < ntasks) {
     /* Share this job's CPUs between its local tasks: keep the lowest
      * count / (tasks left) of them, free the others for the next ones. */
     int64_t count = bal_node_mask_count(&granted);

@@ -8,12 +8,14 @@
  * daemon reads them back: `sd:static`, `sd:mates=ID,ID` (a guest and the
  * jobs it shares nodes with; the SPANK plugin reads it too), and
  * `sd:pending=WHY` on a job the policy cannot start. Tokens are separated
- * by spaces; the daemon adds its own and keeps the others. */
+ * by spaces; the daemon adds its own and keeps the others. The relation is
+ * parsed by slurm/common/mates.c, which the SPANK plugin uses too. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "mates.h"
 #include "slurmsd.h"
 
 /* The next space-separated token of *s into tok (truncated to n); false at the end. */
@@ -45,23 +47,15 @@ void sd_parse_admin(const char *admin, bool *decided, bool *malleable, int64_t *
                     int *nmates) {
   *decided = false;
   *malleable = false;
-  *nmates = 0;
   const char *s = admin ? admin : "";
   char tok[SD_ADMIN_LEN];
   while (next_token(&s, tok, sizeof tok)) {
     if (!strcmp(tok, "sd:static")) *decided = true;
     else if (!strcmp(tok, "sd:malleable")) *malleable = true;
-    else if (!strncmp(tok, "sd:mates=", 9)) {
-      *decided = true;
-      for (char *p = tok + 9; *p && *nmates < SD_MAX_MATES;) {
-        char *end;
-        long long v = strtoll(p, &end, 10);
-        if (end == p) break;
-        mates[(*nmates)++] = v;
-        p = *end == ',' ? end + 1 : end;
-      }
-    }
+    else if (!strncmp(tok, "sd:mates=", 9)) *decided = true;
   }
+  /* The plugin's parser, so both read the same relation or both refuse it. */
+  *nmates = bal__slurm_parse_mates(admin, mates, SD_MAX_MATES);
 }
 
 bool sd_admin_append(char *admin, size_t len, const char *token) {

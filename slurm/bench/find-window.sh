@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# Find a window of a workload log for a trace replay on a small SLURM
-# sandbox: COUNT consecutive jobs, scaled to NODES x CPUS and sped up K
-# times by `ballast sched` itself (bal_swf_scale(), the transformation the
-# replay uses), where the simulator predicts that SD-Policy lowers the
+# Find a window of a workload log for `ballast slurm-replay` on a small
+# SLURM sandbox: COUNT consecutive jobs, scaled to NODES x CPUS and sped up
+# K times by `ballast sched` itself (bal_swf_scale(), the transformation the
+# replay uses), simulated as the replay simulates them (requested times in
+# seconds, the worst-case runtime model, its default minimum runtime of
+# 10 s), where the simulator predicts that SD-Policy lowers the
 # average slowdown by at least MIN_GAIN against EASY and both replays end
 # within MAX_SPAN seconds (makespan of the scaled trace: first submit to
 # last end).
 #
-#   bench/sched/find-window.sh [options] TRACE.swf[.gz] [-- extra ballast sched flags]
+#   slurm/bench/find-window.sh [options] TRACE.swf[.gz] [-- extra ballast sched flags]
 #     --build DIR       build tree with tools/ballast-sched (default: build)
 #     --nodes N         sandbox nodes (4)          --cpus C      cores per node (8)
 #     --count N         jobs per window (100)      --step S      windows start every S jobs (100)
-#     --speedups "K.."  speedups tried (10 20 50)  --min-runtime S  (15)
-#     --time-unit S     limit granularity (60: SLURM counts minutes)
+#     --speedups "K.."  speedups tried (10 20 50)  --min-runtime S  (10, the replay's)
+#     --time-unit S     limit granularity (1: the replay keeps seconds)
+#     --runtime-model M worst (the replay's: a test job ends with its slowest
+#                       node) or ideal
 #     --min-gain G      required 1 - sd/easy average slowdown (0.2)
 #     --max-span S      longest replay per policy, seconds (840: 15 min less margin)
 #     --from I --to J   index range of window starts (whole trace)
@@ -29,7 +33,7 @@
 # --partition 10 --nodes 5040 --cores-per-node 16 for Curie's machine) go
 # to every run.
 set -euo pipefail
-build=build nodes=4 cpus=8 count=100 step=100 speedups="10 20 50" minrt=15 unit=60
+build=build nodes=4 cpus=8 count=100 step=100 speedups="10 20 50" minrt=10 unit=1 model=worst
 gain=0.2 span=840 from=0 to= maxlen=0.5 all=0
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -41,6 +45,7 @@ while [[ $# -gt 0 ]]; do
     --speedups) speedups=$2; shift 2 ;;
     --min-runtime) minrt=$2; shift 2 ;;
     --time-unit) unit=$2; shift 2 ;;
+    --runtime-model) model=$2; shift 2 ;;
     --min-gain) gain=$2; shift 2 ;;
     --max-span) span=$2; shift 2 ;;
     --from) from=$2; shift 2 ;;
@@ -66,7 +71,8 @@ best=
 for ((i = from; i <= to; i += step)); do
   for k in $speedups; do
     args=(--from-index "$i" --count "$count" --speedup "$k" --scale-to-nodes "$nodes"
-          --scale-to-cpus "$cpus" --min-runtime "$minrt" --time-unit "$unit" --json "${extra[@]}")
+          --scale-to-cpus "$cpus" --min-runtime "$minrt" --time-unit "$unit" --runtime-model "$model" --json
+          "${extra[@]}")
     read -r esd ebsd espan first len n < <("$sched" --policy easy "${args[@]}" "$trace" | field)
     read -r ssd sbsd sspan _ _ _ < <("$sched" --policy sd "${args[@]}" "$trace" | field)
     line=$(awk -v i="$i" -v f="$first" -v k="$k" -v e="$esd" -v s="$ssd" -v eb="$ebsd" -v sb="$sbsd" \

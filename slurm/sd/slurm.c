@@ -83,6 +83,8 @@ int sd_cluster_load(sd_cluster *c, const char *partition, char *err, size_t errl
     copy(j->comment, sizeof j->comment, s->comment);
     bool by_admin = false, by_comment = false;
     sd_parse_admin(j->admin, &j->decided, &by_admin, j->mates, &j->nmates);
+    j->bad_mates = j->nmates < 0; /* the plugin refuses it too: no guest here */
+    if (j->bad_mates) j->nmates = 0;
     double req = 0;
     sd_parse_comment(s->comment, &by_comment, &req);
     j->malleable = by_admin || by_comment;

@@ -17,6 +17,7 @@
 
 #include "common/cli.h"
 #include "common/json.h"
+#include "common/output.h"
 #include "common/sched_flags.h"
 #include "slurmsd.h"
 
@@ -73,7 +74,7 @@ static void log_simple(sdd *d, const char *event, double t, uint32_t job, const 
   if (job) json_int(&j, "job", job);
   if (key) json_string(&j, key, text);
   json_object_end(&j);
-  json_finish(&j);
+  if (!json_finish(&j)) cli_output_failed("--log");
 }
 
 static void log_nodes(json_writer *j, sdd *d, const char *key, const int64_t *nodes, int64_t n) {
@@ -215,7 +216,7 @@ static void reap(sdd *d, sd_cluster *c, double t) {
       json_string(&w, "slurm_state", sd_state_name(j->exit_state));
     }
     json_object_end(&w);
-    json_finish(&w);
+    if (!json_finish(&w)) cli_output_failed("--log");
     untrack(d, tr);
   }
 }
@@ -256,8 +257,10 @@ static void adopt(sdd *d, sd_job *j, double t) {
   log_nodes(&w, d, "nodes", nodes, n > 0 ? n : 0);
   json_string(&w, "admin_comment", j->admin);
   if (rc != BAL_OK) json_string(&w, "message", bal_strerror(rc));
+  else if (j->bad_mates)
+    json_string(&w, "message", "malformed sd:mates= relation: adopted as a static job");
   json_object_end(&w);
-  json_finish(&w);
+  if (!json_finish(&w)) cli_output_failed("--log");
   if (tr && rc == BAL_OK) tr->running = true;
 }
 
@@ -300,7 +303,7 @@ static void admit_new(sdd *d, sd_cluster *c, double t) {
       json_double(&w, "req_s", j->req_s);
       json_bool(&w, "malleable", j->malleable);
       json_object_end(&w);
-      json_finish(&w);
+      if (!json_finish(&w)) cli_output_failed("--log");
     } else if (starts) { /* released or running: started before we saw it */
       double ts = j->state == SD_RUNNING && j->start > 0 ? (double)j->start : t;
       starts[nstarts++] = (restart_item){j, ts};
@@ -337,7 +340,7 @@ static void sync_limits(sdd *d, sd_cluster *c, double t) {
     json_double(&w, "state_limit_s", info.time_limit);
     json_double(&w, "predicted_slowdown", info.predicted_slowdown);
     json_object_end(&w);
-    json_finish(&w);
+    if (!json_finish(&w)) cli_output_failed("--log");
     j->time_limit = want;
   }
 }
@@ -387,7 +390,7 @@ static void enforce(sdd *d, sd_cluster *c, const bal_sched_decision *dc, double 
   json_array_end(&w);
   if (rc != 0) json_string(&w, "message", err);
   json_object_end(&w);
-  json_finish(&w);
+  if (!json_finish(&w)) cli_output_failed("--log");
   tracked *tr = find_tracked(d, (uint32_t)dc->id);
   if (rc == 0) {
     if (tr) tr->running = true;
@@ -440,7 +443,7 @@ static int poll_once(sdd *d) {
     for (int64_t i = 0; i < d->nnodes; i++) json_string(&w, NULL, d->names[i]);
     json_array_end(&w);
     json_object_end(&w);
-    json_finish(&w);
+    if (!json_finish(&w)) cli_output_failed("--log");
   }
   reap(d, &c, t);
   admit_new(d, &c, t);
@@ -458,6 +461,7 @@ static int poll_once(sdd *d) {
 static int parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
   bal_sched_config_init(&o->cfg);
+  o->cfg.sharing_factor = NAN; /* not given: the SPANK plugin's (main) */
   o->poll_ms = 200;
   char policy_help[192];
   sched_policy_help(policy_help, sizeof policy_help, "easy; sd is SD-Policy");
@@ -488,7 +492,9 @@ static int parse(int argc, char **argv, opts *o) {
           "through job_submit.lua) or comment. The daemon releases each job onto the\n"
           "nodes it chose, a guest onto its mates' nodes (sd:mates=ID,ID in its admin\n"
           "comment), and extends a shrunk mate's time limit. Needs operator rights\n"
-          "(docs/slurm.md); SLURM_CONF names the cluster's configuration.",
+          "(docs/slurm.md); SLURM_CONF names the cluster's configuration. The sharing\n"
+          "factor is the SPANK plugin's (its plugstack.conf line): a --sharing-factor\n"
+          "that differs from it is refused.",
       .flags = flags,
       .epilog = "Each decision and event is one JSON line: begin, queue, start (static or\n"
                 "guest, nodes, mates), extend, end, pending (a job the machine cannot\n"
@@ -503,13 +509,30 @@ int main(int argc, char **argv) {
   memset(&d, 0, sizeof d);
   int rc = parse(argc, argv, &d.o);
   if (rc != CLI_CONTINUE) return rc;
+  /* The log's directory, then SLURM and the plugin's setting, and only
+   * then the log: a daemon that cannot start leaves no empty log behind. */
+  if (d.o.log_path && !out_check_dir(PROG, "--log", d.o.log_path)) return 1;
+  if (sd_slurm_init(PROG) != 0) return 1;
+  char msg[1024];
+  if (sd_plugin_sharing_factor(d.o.cfg.sharing_factor, &d.o.cfg.sharing_factor, msg,
+                               sizeof msg) != 0) {
+    fprintf(stderr, "%s: %s\n", PROG, msg);
+    slurm_fini();
+    return 1;
+  }
+  if (msg[0]) fprintf(stderr, "%s: warning: %s\n", PROG, msg);
+  if (d.o.partition && sd_check_partition(d.o.partition, msg, sizeof msg) != 0) {
+    fprintf(stderr, "%s: %s\n", PROG, msg);
+    slurm_fini();
+    return 1;
+  }
   d.log = stdout;
   if (d.o.log_path && !(d.log = fopen(d.o.log_path, "a"))) {
     fprintf(stderr, "%s: --log: %s: %s\n", PROG, d.o.log_path, strerror(errno));
+    slurm_fini();
     return 1;
   }
   d.clock = -INFINITY;
-  slurm_init(NULL);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;

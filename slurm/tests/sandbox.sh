@@ -3,7 +3,7 @@
 # batch job runs on each node, a second sandbox runs beside it with --hold
 # (a job waits until released), and stop leaves no daemon, step or task of
 # either running. Skipped (77) when not root or SLURM/munge are not installed.
-# Usage: sandbox.sh PATH/TO/scripts/slurm-sandbox
+# Usage: sandbox.sh PATH/TO/slurm/sandbox
 sandbox=$1
 here=$(dirname "$0")
 . "$here/common.sh"

@@ -8,7 +8,9 @@
  * docs/slurm.md). It prints one JSON line when it starts, whenever its
  * mask changes, and when it ends, so a test reads what it held and when.
  * Without a registry (no node manager on the node) it runs at full speed
- * and says so. */
+ * and says so; a registry named on the command line must be usable, as for
+ * `ballast node` and `ballast malleable` (a malformed name is a usage
+ * error, a missing one an error). */
 #define _POSIX_C_SOURCE 200809L
 #include <ballast/node.h>
 #include <ballast/error.h>
@@ -44,7 +46,7 @@ static void say(const char *event, double t, double done, int64_t held, const ch
   if (mask) json_string(&j, "mask", mask);
   if (note) json_string(&j, "note", note);
   json_object_end(&j);
-  json_finish(&j);
+  if (!json_finish(&j)) cli_output_failed("the event line");
 }
 
 int main(int argc, char **argv) {
@@ -69,10 +71,14 @@ int main(int argc, char **argv) {
   if (rc != CLI_CONTINUE) return rc;
   if (work <= 0) return cli_usage_error(PROG, "--work: required, > 0");
   if (demand == 0 && getenv("SLURM_CPUS_ON_NODE")) {
+    /* SLURM's own variable: a bad value means no SLURM step around us;
+     * say so and take the CPUs held at the attachment instead. */
     char err[128];
     if (!cli_int_text(getenv("SLURM_CPUS_ON_NODE"), 1, BAL_NODE_MAX_CPUS, &demand, err,
-                      sizeof err))
+                      sizeof err)) {
+      fprintf(stderr, "%s: warning: ignoring $SLURM_CPUS_ON_NODE: %s\n", PROG, err);
       demand = 0;
+    }
   }
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -85,7 +91,20 @@ int main(int argc, char **argv) {
   cfg.registry = registry;
   bal_node_proc *p = NULL;
   double t0 = sd_now();
-  rc = (registry || getenv(BAL_NODE_REGISTRY_ENV)) ? bal_node_attach(&cfg, &p) : BAL_ENOTFOUND;
+  const char *env = getenv(BAL_NODE_REGISTRY_ENV);
+  rc = (registry || env) ? bal_node_attach(&cfg, &p) : BAL_ENOTFOUND;
+  /* The configuration is defaults but the name: EINVAL is the name. */
+  if (rc == BAL_EINVAL)
+    return cli_usage_error(PROG, "%s: '%s' is not a registry name (one word, an optional "
+                           "leading '/', under %d bytes)",
+                           registry ? "--registry" : "$" BAL_NODE_REGISTRY_ENV,
+                           registry ? registry : env, BAL_NODE_NAME_MAX - 1);
+  if (rc != BAL_OK && registry) {
+    fprintf(stderr, "%s: --registry: cannot attach to '%s': %s\n", PROG, registry,
+            rc == BAL_ENOTFOUND ? "no such registry (create it with 'ballast node init')"
+                                : bal_strerror(rc));
+    return 1;
+  }
   if (rc != BAL_OK) {
     char note[160];
     snprintf(note, sizeof note, "no node registry (%s): full speed", bal_strerror(rc));

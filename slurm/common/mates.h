@@ -1,17 +1,21 @@
-/* The guest–mate relation as the live scheduler writes it into a job's
- * AdminComment ("sd:mates=ID,ID"), and the plugin's arguments from
- * plugstack.conf. Pure functions, no SLURM headers: unit-tested without a
- * SLURM (tests/unit/test_slurm_mates.c). */
+/* The guest–mate relation as `ballast slurm-sd` writes it into a job's
+ * AdminComment ("sd:mates=ID,ID"), read by the SPANK plugin and by the
+ * daemon itself after a restart: one parser, one limit, one strictness.
+ * Also the plugin's registry name pattern. Pure functions, no SLURM
+ * headers: unit-tested without a SLURM (tests/unit/test_slurm_mates.c). */
 #ifndef BALLAST_SLURM_MATES_H
 #define BALLAST_SLURM_MATES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include <ballast/sched.h>
+
 #pragma GCC visibility push(hidden) /* private to the plugin, not exported */
 
-/** Most mates one guest may name (more are ignored, and reported). */
-#define BAL_SLURM_MAX_MATES 64
+/** Most mates one guest may name: as many as the scheduler gives a guest
+ *  (a longer relation is malformed). */
+#define BAL_SLURM_MAX_MATES BAL_SCHED_MAX_MATES
 
 /**
  * Find "sd:mates=ID,ID,..." in an admin comment (other text may surround
