@@ -68,12 +68,24 @@
  *    of several users. Anyone else gets #BAL_EPERM.
  *  - A segment with a wrong magic, version or size, or with corrupted
  *    contents, gives #BAL_EFORMAT (the lock word itself is trusted).
+ *  - A segment resized after it was mapped (a participant with write
+ *    access truncating it, which would make every access past its new end
+ *    raise SIGBUS) gives #BAL_EFORMAT too: each call checks the size
+ *    (fstat) before it touches the segment, and bal_node_poll() reads its
+ *    counter with pread(), which cannot fault (it refuses the segment once
+ *    the shrink cut its counter off, else at the next change of its mask,
+ *    which takes the lock). What is left: a shrink that
+ *    lands inside a call that holds the lock, after its check, still
+ *    raises SIGBUS in that call (a window of microseconds). Ballast never
+ *    resizes a registry it created and installs no signal handler.
  *
  * ## Limits
  * #BAL_NODE_MAX_CPUS CPUs per node (a CPU id or count past it is
  * #BAL_EINVAL, as is a machine with more configured CPUs in real mode),
  * #BAL_NODE_MAX_PROCS registered processes, registry names shorter than
- * #BAL_NODE_NAME_MAX bytes.
+ * #BAL_NODE_NAME_MAX bytes: one path component (an optional leading '/',
+ * no other, not "." or "..") without control characters (bytes below
+ * 0x20, and 0x7f); any other name is #BAL_EINVAL.
  *
  * ## Pools and OpenMP
  * A `for` pool can follow the mask: bal_pool_create_with() with a node
@@ -240,14 +252,16 @@ BAL_API int bal_node_attach(const bal_node_attach_config *cfg, bal_node_proc **o
  * real-CPU registry the new mask is applied to the calling thread with
  * sched_setaffinity (the application places its other threads), and the
  * manager waiting in bal_node_manager_set() is released.
- * Cost: one atomic load and a copy when nothing changed (no lock, no
- * system call); the lock and a scan of the CPUs when it did.
+ * Cost: when nothing changed, one pread() of this process's generation
+ * counter and a copy (no lock; the system call is what makes a registry
+ * truncated under the process a #BAL_EFORMAT here instead of SIGBUS; see
+ * "Reliability" above); the lock and a scan of the CPUs when it changed.
  * @param mask    receives the current mask (may be NULL).
  * @param changed receives whether it changed (may be NULL).
  * @return BAL_OK; BAL_EINVAL (NULL p); BAL_ENOTFOUND (a manager removed
  *         this process, or it was cleaned as dead: its mask is then empty
- *         and stays so); BAL_EFORMAT (the registry is corrupted); BAL_ESYS
- *         (sched_setaffinity refused the mask: the mask is reported all the
+ *         and stays so); BAL_EFORMAT (the registry is corrupted or was
+ *         truncated); BAL_ESYS (sched_setaffinity refused the mask: the mask is reported all the
  *         same).
  * Thread-safety: one thread at a time per handle.
  */
@@ -319,7 +333,11 @@ typedef struct bal_node_cpu_info {
  */
 BAL_API int bal_node_manager_open(const char *name, bal_node_manager **out);
 
-/** Disconnect (the registry stays). NULL is ignored. */
+/**
+ * Disconnect (the registry stays). NULL is ignored.
+ * Thread-safety: not while another thread uses m (as free()); other
+ * handles are unaffected.
+ */
 BAL_API void bal_node_manager_close(bal_node_manager *m);
 
 /**
@@ -355,7 +373,8 @@ BAL_API int bal_node_manager_cpus(bal_node_manager *m, bal_node_cpu_info *out, i
  * held by pid (shrink another process first); CPUs that leave pid's mask
  * become free (a borrowed one is not returned to its lender).
  * @param timeout_s 0: return at once; > 0: then wait up to that many
- *        seconds until the process has polled the new mask.
+ *        seconds until the process has polled the new mask (past about
+ *        292 years, what nanoseconds in an int64 hold: without limit).
  * @return BAL_OK; BAL_EINVAL (NULL argument, empty mask, a CPU outside the
  *         node, negative or non-finite timeout); BAL_ENOTFOUND (pid not
  *         registered, or dead); BAL_EBUSY (a CPU is held by another

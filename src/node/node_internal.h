@@ -65,9 +65,25 @@ typedef struct bal__node_shm {
   bal__node_slot slot[BAL_NODE_MAX_PROCS];
 } bal__node_shm;
 
-/* A mapping of one registry. */
+/* A mapping of one registry.
+ *
+ * A shrink of the object under a live mapping (a participant with write
+ * access running `truncate`) turns every access past the new end into
+ * SIGBUS. Ballast never resizes a registry once created, and installs no
+ * signal handler, so it checks instead: the descriptor stays open, and
+ * every entry that touches the segment first checks its size with fstat
+ * (bal__node_check, taken by bal__node_lock) or reads it with pread
+ * (bal__node_read_u64: a read past the end is short, never a fault). What
+ * this guarantees: a segment shrunk (or grown) before a call is BAL_EFORMAT
+ * from that call, and bal_node_poll's fast path never faults. What it does
+ * not: a shrink that lands inside a locked operation, after its check,
+ * still faults there (a window of one operation, microseconds). ncpus and
+ * is_virtual are copied at open so that reading them touches nothing. */
 typedef struct bal__node_map {
   bal__node_shm *shm;
+  int fd;
+  int64_t ncpus;
+  bool is_virtual;
   char name[BAL_NODE_NAME_MAX + 1];
 } bal__node_map;
 
@@ -82,9 +98,18 @@ int bal__node_name(const char *name, char out[BAL_NODE_NAME_MAX + 1]);
 /* shm.c: map an existing registry, checking magic, version and size. */
 int bal__node_open(const char *name, bal__node_map *map);
 void bal__node_close(bal__node_map *map);
-/* shm.c: take the lock; after a holder died, repair and go on. BAL_OK,
- * BAL_EFORMAT (contents invalid and not after a crash), BAL_ESYS. */
-int bal__node_lock(bal__node_shm *s);
+/* shm.c: BAL_OK if the object still has the registry's size, else
+ * BAL_EFORMAT (BAL_ESYS if fstat fails). */
+int bal__node_check(const bal__node_map *map);
+/* shm.c: the 8 bytes at offset `off` of the object, with pread: BAL_EFORMAT
+ * if the object is shorter, never a fault. A plain copy, not an atomic
+ * load: a value being written may be read torn, which callers only ever
+ * compare for a change. */
+int bal__node_read_u64(const bal__node_map *map, size_t off, uint64_t *v);
+/* shm.c: check the size, take the lock; after a holder died, repair and go
+ * on. BAL_OK, BAL_EFORMAT (object resized, or contents invalid and not
+ * after a crash), BAL_ESYS. */
+int bal__node_lock(const bal__node_map *map);
 void bal__node_unlock(bal__node_shm *s);
 /* shm.c: BAL_OK if the contents satisfy the invariants, else BAL_EFORMAT;
  * with repair, fix what is invalid instead (after a crash). */
