@@ -7,7 +7,9 @@
 #include <cmocka.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <ballast/ballast.h>
@@ -31,14 +33,33 @@ static void pool_create_rejects_bad_arguments(void **state) {
   bal_pool_destroy(NULL);
 }
 
+/* The last message logged at BAL_LOG_ERROR, for the tests that check a
+ * refusal names what was refused. */
+static char last_error[512];
+static void keep_error(bal_log_level level, const char *module, const char *msg, void *user) {
+  (void)module, (void)user;
+  if ((int)level == BAL_LOG_ERROR) snprintf(last_error, sizeof last_error, "%s", msg);
+}
+
 static void pool_size_from_environment(void **state) {
   (void)state;
   bal_pool *pool = NULL;
-  const char *bad[] = {"abc", "0", "-2", "3x", "100000"};
+  /* strict, as the tools' flags: no sign, padding or leading zero */
+  const char *bad[] = {"abc", "0", "-2", "-1", "3x", "100000", "99999", "1025", "",
+                       " 3",  "03", "+3", "\t3", "3 ", "0x3", "3.0"};
+  bal_log_set_callback(keep_error, BAL_LOG_ERROR, NULL);
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     setenv("BALLAST_NUM_THREADS", bad[i], 1);
+    last_error[0] = '\0';
     assert_int_equal(bal_pool_create(0, &pool), BAL_EINVAL);
+    assert_non_null(strstr(last_error, "BALLAST_NUM_THREADS="));
+    assert_non_null(strstr(last_error, "[1, 1024]"));
   }
+  bal_log_set_callback(NULL, BAL_LOG_ERROR, NULL);
+  setenv("BALLAST_NUM_THREADS", "1024", 1);
+  assert_int_equal(bal_pool_create(0, &pool), BAL_OK);
+  assert_int_equal(bal_pool_size(pool), 1024);
+  bal_pool_destroy(pool);
   setenv("BALLAST_NUM_THREADS", "3", 1);
   assert_int_equal(bal_pool_create(0, &pool), BAL_OK);
   assert_int_equal(bal_pool_size(pool), 3);
@@ -292,10 +313,18 @@ static void affinity_body(int64_t b, int64_t e, void *arg) {
 static void binding_from_environment(void **state) {
   (void)state;
   bal_pool *pool = NULL;
-  setenv("BALLAST_BIND", "sockets", 1);
-  assert_int_equal(bal_pool_create(2, &pool), BAL_EINVAL);
-  const char *policies[] = {"none", "core", "pu", ""};
-  for (size_t i = 0; i < 4; i++) {
+  const char *bad[] = {"sockets", "", "PU", " pu", "core,pu"};
+  bal_log_set_callback(keep_error, BAL_LOG_ERROR, NULL);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    setenv("BALLAST_BIND", bad[i], 1);
+    last_error[0] = '\0';
+    assert_int_equal(bal_pool_create(2, &pool), BAL_EINVAL);
+    assert_non_null(strstr(last_error, "BALLAST_BIND="));
+    assert_non_null(strstr(last_error, "none, core or pu"));
+  }
+  bal_log_set_callback(NULL, BAL_LOG_ERROR, NULL);
+  const char *policies[] = {"none", "core", "pu"};
+  for (size_t i = 0; i < 3; i++) {
     setenv("BALLAST_BIND", policies[i], 1);
     assert_int_equal(bal_pool_create(3, &pool), BAL_OK);
     run_exactly_once(pool, 0, 5000, 0);
