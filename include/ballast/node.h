@@ -197,8 +197,12 @@ BAL_API int bal_node_registry_create(const bal_node_registry_config *cfg);
  * Remove a registry's name (shm_unlink). Processes still attached keep
  * their mapping until they detach; new attaches get BAL_ENOTFOUND.
  * @param name the registry; NULL: $BALLAST_NODE_REGISTRY.
+ * Whatever object is under the name is removed, registry or not (a
+ * corrupted one included); check it with bal_node_manager_open() first
+ * to remove only registries.
  * @return BAL_OK; BAL_EINVAL (no or malformed name); BAL_ENOTFOUND;
- *         BAL_EPERM; BAL_ESYS. Thread-safety: safe.
+ *         BAL_EPERM; BAL_EFORMAT (a directory is under the name); BAL_ESYS.
+ *         Thread-safety: safe.
  */
 BAL_API int bal_node_registry_destroy(const char *name);
 
@@ -328,7 +332,8 @@ typedef struct bal_node_cpu_info {
  * @param name the registry; NULL: $BALLAST_NODE_REGISTRY.
  * @return BAL_OK; BAL_EINVAL (NULL out, no or malformed name);
  *         BAL_ENOTFOUND; BAL_EPERM; BAL_EFORMAT (wrong magic, version or
- *         size); BAL_ENOMEM; BAL_ESYS.
+ *         size, or no shared-memory object under the name: a directory,
+ *         a symbolic link); BAL_ENOMEM; BAL_ESYS.
  * Thread-safety: safe.
  */
 BAL_API int bal_node_manager_open(const char *name, bal_node_manager **out);

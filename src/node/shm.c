@@ -49,7 +49,13 @@ int bal__node_open(const char *name, bal__node_map *map) {
   int rc = bal__node_name(name, map->name);
   if (rc != BAL_OK) return rc;
   int fd = shm_open(map->name, O_RDWR | O_CLOEXEC, 0);
-  if (fd < 0) return errno_code(errno);
+  if (fd < 0) {
+    /* The name is valid, so these mean something else is under it: a
+     * directory (EISDIR, which glibc reports as EINVAL), a symbolic link
+     * (shm_open does not follow them: ELOOP). Not a registry. */
+    if (errno == EINVAL || errno == EISDIR || errno == ELOOP) return BAL_EFORMAT;
+    return errno_code(errno);
+  }
   map->fd = fd;
   if ((rc = bal__node_check(map)) != BAL_OK) {
     close(fd);

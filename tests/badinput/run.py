@@ -60,7 +60,9 @@ def make_fixtures(d):
 
 
 def parse_cases(path):
-    """Lines: TOOL STATUS /REGEX/ ARGS... [!absent=PATH ...]; # comments.
+    """Lines: TOOL STATUS /REGEX/ ARGS... [!absent=PATH ...] [!env=NAME=VALUE ...];
+    # comments. !env sets an environment variable for the case (VALUE may be
+    # empty: set but empty).
     The pattern runs from the first '/' to the next '/' that ends a word, so it
     may hold spaces and backslashes as written; the arguments are split as a
     POSIX shell would (quotes, backslashes)."""
@@ -78,11 +80,19 @@ def parse_cases(path):
                 words = shlex.split(m.group(4) or "")
             except (re.error, ValueError) as e:
                 sys.exit(f"{path}:{n}: {e}")
-            args, absent = [], []
+            args, absent, env = [], [], {}
             for w in words:
-                (absent.append(w[len("!absent="):]) if w.startswith("!absent=") else args.append(w))
+                if w.startswith("!absent="):
+                    absent.append(w[len("!absent="):])
+                elif w.startswith("!env="):
+                    name, eq, value = w[len("!env="):].partition("=")
+                    if not name or not eq:
+                        sys.exit(f"{path}:{n}: expected !env=NAME=VALUE")
+                    env[name] = value
+                else:
+                    args.append(w)
             cases.append({"line": n, "tool": m.group(1), "status": int(m.group(2)),
-                          "regex": rx, "args": args, "absent": absent})
+                          "regex": rx, "args": args, "absent": absent, "env": env})
     return cases
 
 
@@ -102,6 +112,7 @@ def run_case(c, bindir, fixtures, timeout):
         # TMPDIR in the case's own directory: whatever temporary files the
         # tool makes (or keeps) are removed with it.
         env = dict(os.environ, TMPDIR=work)
+        env.update(c["env"])  # !env=NAME=VALUE: the variables the case is about
         p = subprocess.Popen(argv, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, start_new_session=True, env=env)
         try:

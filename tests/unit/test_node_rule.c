@@ -371,6 +371,17 @@ static void names_from_the_environment(void **state) {
   bal_node_manager_close(m);
   assert_int_equal(unsetenv(BAL_NODE_REGISTRY_ENV), 0);
   assert_int_equal(bal_node_manager_open(NULL, &m), BAL_EINVAL); /* no name at all */
+  /* control characters garble every message that names the registry */
+  const char *bad_names[] = {"a\nb", "a\tb", "\x1b[31mred", "a\x7f", "/\x01"};
+  bal_node_registry_config rc;
+  bal_node_registry_config_init(&rc);
+  rc.virtual_cpus = 2;
+  for (size_t k = 0; k < sizeof bad_names / sizeof *bad_names; k++) {
+    assert_int_equal(bal_node_manager_open(bad_names[k], &m), BAL_EINVAL);
+    assert_int_equal(bal_node_registry_destroy(bad_names[k]), BAL_EINVAL);
+    rc.name = bad_names[k];
+    assert_int_equal(bal_node_registry_create(&rc), BAL_EINVAL);
+  }
 }
 
 static void masks_parse_and_format(void **state) {

@@ -39,6 +39,7 @@ static const char *const work_names[] = {"spin", "sleep", NULL};
 
 typedef struct opts {
   const char *registry;
+  const char *registry_src; /* "--registry", or the variable it came from */
   bool unattached;
   int64_t job, ranks;
   bal_node_mask cpus;
@@ -195,17 +196,20 @@ static int check_registry(const opts *o) {
   int rc = bal_node_manager_open(o->registry, &m);
   switch (rc) {
   case BAL_OK: break;
-  case BAL_EINVAL:
+  case BAL_EINVAL: {
+    char q[4 * BAL_NODE_NAME_MAX + 8];
     return cli_usage_error(PROG,
-                           "--registry: '%s' is not a registry name (one word, an optional "
-                           "leading '/', under %d bytes)",
-                           o->registry, BAL_NODE_NAME_MAX - 1);
+                           "%s: '%s' is not a registry name (one word, an optional "
+                           "leading '/', under %d bytes, no control characters)",
+                           o->registry_src, cli_quote(o->registry, q, sizeof q),
+                           BAL_NODE_NAME_MAX - 1);
+  }
   case BAL_ENOTFOUND:
-    fprintf(stderr, "%s: --registry: no registry '%s' (create it with 'ballast node init')\n",
-            PROG, o->registry);
+    fprintf(stderr, "%s: %s: no registry '%s' (create it with 'ballast node init')\n",
+            PROG, o->registry_src, o->registry);
     return 1;
   default:
-    fprintf(stderr, "%s: --registry: '%s': %s\n", PROG, o->registry, bal_strerror(rc));
+    fprintf(stderr, "%s: %s: '%s': %s\n", PROG, o->registry_src, o->registry, bal_strerror(rc));
     return 1;
   }
   int64_t ncpus = 0;
@@ -247,7 +251,9 @@ static int make_pool(opts *o, bal_pool **pool) {
   pc.nthreads = (int)o->threads;
   bal_node_attach_config ac;
   bal_node_attach_config_init(&ac);
-  if (!o->registry && !o->unattached) o->registry = getenv(BAL_NODE_REGISTRY_ENV);
+  o->registry_src = "--registry";
+  if (!o->registry && !o->unattached && (o->registry = getenv(BAL_NODE_REGISTRY_ENV)))
+    o->registry_src = "$" BAL_NODE_REGISTRY_ENV;
   if (o->registry && !*o->registry) o->registry = NULL;
   if (o->unattached) {
     unsetenv("BALLAST_NODE"); /* a baseline: not attached by the environment either */
@@ -270,11 +276,11 @@ static int make_pool(opts *o, bal_pool **pool) {
   if (rc == BAL_OK) return 0;
   if (rc == BAL_EBUSY)
     fprintf(stderr,
-            "%s: --registry: cannot attach to '%s': %s (no free CPU%s, or this process or "
+            "%s: %s: cannot attach to '%s': %s (no free CPU%s, or this process or "
             "the registry is full)\n",
-            PROG, o->registry, bal_strerror(rc), o->cpus_given ? " among --cpus" : "");
+            PROG, o->registry_src, o->registry, bal_strerror(rc), o->cpus_given ? " among --cpus" : "");
   else if (pc.node)
-    fprintf(stderr, "%s: --registry: cannot attach to '%s': %s\n", PROG, o->registry,
+    fprintf(stderr, "%s: %s: cannot attach to '%s': %s\n", PROG, o->registry_src, o->registry,
             lib_error[0] ? lib_error : bal_strerror(rc));
   else
     fprintf(stderr, "%s: cannot create the pool: %s\n", PROG,
