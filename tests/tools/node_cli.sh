@@ -334,9 +334,22 @@ if [ -d /dev/shm ] && [ -w /dev/shm ]; then
   jq -e '.force == true' "$tmp/force.json" >/dev/null || fail "destroy --force --json: $(cat "$tmp/force.json")"
   [ -e "/dev/shm/$other" ] && { fail "the object is still there"; rm -f "/dev/shm/$other"; }
   check 1 "no registry '$other'" destroy --registry "$other" --force
-  # a registry truncated to nothing (its participants get BAL_EFORMAT)
+  # a registry truncated to nothing under `run` and CMD: no SIGBUS, run
+  # says so and exits with CMD's status (its participants get BAL_EFORMAT)
   "$node" init --registry "$other" --cpus 2 >/dev/null || fail "init $other"
+  "$node" run --registry "$other" -- sleep 1 2>"$tmp/trunc.err" &
+  tr=$!
+  runners="$runners $tr"
+  for _ in $(seq 100); do
+    [ "$("$node" list --registry "$other" --json | jq '.processes | length')" = 1 ] && break
+    sleep 0.02
+  done
   truncate -s 0 "/dev/shm/$other"
+  wait "$tr"
+  st=$?
+  [ "$st" = 0 ] || fail "run on a registry truncated under it exited $st: $(cat "$tmp/trunc.err")"
+  grep -q "registry '$other' went bad while CMD ran" "$tmp/trunc.err" ||
+    fail "run on a truncated registry said: $(cat "$tmp/trunc.err")"
   check 1 "is an object of 0 bytes" list --registry "$other"
   "$node" destroy --registry "$other" --force >/dev/null || fail "destroy --force a truncated registry"
 fi
