@@ -70,14 +70,20 @@
  *    contents, gives #BAL_EFORMAT (the lock word itself is trusted).
  *  - A segment resized after it was mapped (a participant with write
  *    access truncating it, which would make every access past its new end
- *    raise SIGBUS) gives #BAL_EFORMAT too: each call checks the size
- *    (fstat) before it touches the segment, and bal_node_poll() reads its
- *    counter with pread(), which cannot fault (it refuses the segment once
- *    the shrink cut its counter off, else at the next change of its mask,
- *    which takes the lock). What is left: a shrink that
- *    lands inside a call that holds the lock, after its check, still
- *    raises SIGBUS in that call (a window of microseconds). Ballast never
- *    resizes a registry it created and installs no signal handler.
+ *    raise SIGBUS) gives #BAL_EFORMAT too: each call that takes the lock
+ *    checks the size (fstat) first, and bal_node_poll()'s one load when
+ *    nothing changed runs under a SIGBUS guard (it refuses the segment
+ *    once the shrink cut its counter's page off, else at the next change
+ *    of its mask, which takes the lock). The guard is a SIGBUS handler
+ *    that bal_node_attach() installs for the process (again, if another
+ *    handler replaced it since): it acts only on a fault inside that load
+ *    and passes every other SIGBUS to the handler installed before it, or
+ *    ends the process as the default action would. A handler the
+ *    application installs after attaching replaces it: a truncated
+ *    registry then raises SIGBUS in the poll, as without the guard. What
+ *    is left: a shrink that lands inside a call that holds the lock, after
+ *    its check, still raises SIGBUS in that call (a window of
+ *    microseconds). Ballast never resizes a registry it created.
  *
  * ## Limits
  * #BAL_NODE_MAX_CPUS CPUs per node (a CPU id or count past it is
@@ -244,6 +250,8 @@ BAL_API int bal_node_attach_config_init(bal_node_attach_config *cfg);
  *         BAL_EFORMAT (not a valid registry); BAL_EBUSY (this process is
  *         already attached, a requested CPU is held, no free CPU, or
  *         #BAL_NODE_MAX_PROCS processes registered); BAL_ENOMEM; BAL_ESYS.
+ * Installs the process's SIGBUS guard ("Reliability" above) if it is not
+ * in place (BAL_ESYS if sigaction refuses).
  * Thread-safety: safe; one attachment per process. A child forked after
  * attaching must not use its parent's handle (it is another process: it
  * attaches itself).
@@ -256,10 +264,9 @@ BAL_API int bal_node_attach(const bal_node_attach_config *cfg, bal_node_proc **o
  * real-CPU registry the new mask is applied to the calling thread with
  * sched_setaffinity (the application places its other threads), and the
  * manager waiting in bal_node_manager_set() is released.
- * Cost: when nothing changed, one pread() of this process's generation
- * counter and a copy (no lock; the system call is what makes a registry
- * truncated under the process a #BAL_EFORMAT here instead of SIGBUS; see
- * "Reliability" above); the lock and a scan of the CPUs when it changed.
+ * Cost: one atomic load (under the SIGBUS guard of "Reliability" above)
+ * and a copy when nothing changed (no lock, no system call); the lock, a
+ * size check and a scan of the CPUs when it did.
  * @param mask    receives the current mask (may be NULL).
  * @param changed receives whether it changed (may be NULL).
  * @return BAL_OK; BAL_EINVAL (NULL p); BAL_ENOTFOUND (a manager removed

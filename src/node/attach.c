@@ -1,12 +1,11 @@
 /* The process side: attach, poll at malleability points, detach. The poll
  * is on the application's hot path, so when nothing changed it is a single
- * read of the slot's gen (a pread: see bal__node_map) compared with the
- * last one seen; the lock
+ * acquire load of the slot's gen (guarded: guard.c) compared with the last
+ * one seen; the lock
  * is taken only when gen moved (a manager or the rule changed the mask, or
  * released the slot). */
 #include <errno.h>
 #include <sched.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -108,6 +107,7 @@ int bal_node_attach(const bal_node_attach_config *cfg, bal_node_proc **out) {
   p->pid = getpid();
   int64_t job;
   int rc = job_id(cfg, p->pid, &job);
+  if (rc == BAL_OK) rc = bal__node_guard_init(); /* before the first poll */
   if (rc == BAL_OK && bal__node_pid_start(p->pid, &p->start) != BAL_OK) rc = BAL_ESYS;
   if (rc == BAL_OK) rc = bal__node_open(cfg->registry, &p->map);
   if (rc != BAL_OK) {
@@ -146,13 +146,10 @@ int bal_node_poll(bal_node_proc *p, bal_node_mask *mask, bool *changed) {
   }
   bal__node_shm *s = p->map.shm;
   bal__node_slot *sl = &s->slot[p->slot];
-  /* pread, not a load from the mapping: a registry truncated under us is
-   * a short read here (BAL_EFORMAT), where a load would raise SIGBUS. The
-   * lock below orders what is read after a change. */
+  /* Guarded: a registry truncated under us is BAL_EFORMAT here, where a
+   * plain load would raise SIGBUS (guard.c). */
   uint64_t gen;
-  int rc = bal__node_read_u64(&p->map, offsetof(bal__node_shm, slot) +
-                                           (size_t)p->slot * sizeof(bal__node_slot) +
-                                           offsetof(bal__node_slot, gen), &gen);
+  int rc = bal__node_load_gen(&sl->gen, &gen);
   if (rc != BAL_OK) return rc;
   if (gen == p->seen) {
     if (mask) *mask = p->mask;

@@ -9,6 +9,7 @@
  *              clean dead processes
  *  registry.c  public create/destroy of a registry
  *  attach.c    the process side: attach, poll, detach
+ *  guard.c     the poll's SIGBUS guard: its one load survives a truncated segment
  *  manager.c   the manager side: open, list, set, admit, remove
  *
  * The life of one process: a manager admits pid P next to job A
@@ -72,12 +73,13 @@ typedef struct bal__node_shm {
  * SIGBUS. Ballast never resizes a registry once created, and installs no
  * signal handler, so it checks instead: the descriptor stays open, and
  * every entry that touches the segment first checks its size with fstat
- * (bal__node_check, taken by bal__node_lock) or reads it with pread
- * (bal__node_read_u64: a read past the end is short, never a fault). What
- * this guarantees: a segment shrunk (or grown) before a call is BAL_EFORMAT
- * from that call, and bal_node_poll's fast path never faults. What it does
- * not: a shrink that lands inside a locked operation, after its check,
- * still faults there (a window of one operation, microseconds). ncpus and
+ * (bal__node_check, taken by bal__node_lock), except bal_node_poll's fast
+ * path, where a system call would cost ~100x the poll: its one load runs
+ * under a SIGBUS guard (guard.c). What this guarantees: a segment shrunk
+ * (or grown) before a locked call is BAL_EFORMAT from that call, and
+ * bal_node_poll's fast path never dies of a shrink. What it does not: a
+ * shrink that lands inside a locked operation, after its check, still
+ * faults there (a window of one operation, microseconds). ncpus and
  * is_virtual are copied at open so that reading them touches nothing. */
 typedef struct bal__node_map {
   bal__node_shm *shm;
@@ -101,11 +103,12 @@ void bal__node_close(bal__node_map *map);
 /* shm.c: BAL_OK if the object still has the registry's size, else
  * BAL_EFORMAT (BAL_ESYS if fstat fails). */
 int bal__node_check(const bal__node_map *map);
-/* shm.c: the 8 bytes at offset `off` of the object, with pread: BAL_EFORMAT
- * if the object is shorter, never a fault. A plain copy, not an atomic
- * load: a value being written may be read torn, which callers only ever
- * compare for a change. */
-int bal__node_read_u64(const bal__node_map *map, size_t off, uint64_t *v);
+/* guard.c: install the process's SIGBUS guard (once; chained to the
+ * handler before it). BAL_OK, or BAL_ESYS if sigaction failed. */
+int bal__node_guard_init(void);
+/* guard.c: *gen with an acquire load; BAL_EFORMAT instead of SIGBUS if the
+ * page under it is gone (the guard must be installed). */
+int bal__node_load_gen(const _Atomic uint64_t *gen, uint64_t *out);
 /* shm.c: check the size, take the lock; after a holder died, repair and go
  * on. BAL_OK, BAL_EFORMAT (object resized, or contents invalid and not
  * after a crash), BAL_ESYS. */

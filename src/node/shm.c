@@ -99,14 +99,6 @@ int bal__node_check(const bal__node_map *map) {
   return (uint64_t)st.st_size == sizeof(bal__node_shm) ? BAL_OK : BAL_EFORMAT;
 }
 
-int bal__node_read_u64(const bal__node_map *map, size_t off, uint64_t *v) {
-  ssize_t n;
-  while ((n = pread(map->fd, v, sizeof *v, (off_t)off)) < 0 && errno == EINTR) {
-  }
-  if (n < 0) return BAL_ESYS;
-  return n == (ssize_t)sizeof *v ? BAL_OK : BAL_EFORMAT;
-}
-
 int bal__node_lock(const bal__node_map *map) {
   int rc = bal__node_check(map);
   if (rc != BAL_OK) return rc;

@@ -1,11 +1,13 @@
 /* A registry truncated under live mappings (another participant running
  * `truncate`): every call that maps it returns BAL_EFORMAT instead of
  * dying of SIGBUS, whether the shrink came before the call or, for
- * bal_node_poll's fast path and bal_node_manager_set's wait, while the
- * call runs. The window node_internal.h leaves (a shrink inside a locked
- * operation) is not exercised: it would crash, as documented. */
+ * bal_node_poll's fast path (its SIGBUS guard) and bal_node_manager_set's
+ * wait, while the call runs; the guard leaves every other SIGBUS to the
+ * handler before it. The window node_internal.h leaves (a shrink inside a
+ * locked operation) is not exercised: it would crash, as documented. */
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -71,9 +73,9 @@ static void every_entry_after(off_t size, bool regrow) {
   finish(resize_later(name, size, regrow, 0));
 
   /* The poll's fast path reads only its own gen (the first slots here):
-   * it refuses the registry once the shrink cut that off, and goes on
-   * while it is still there (nothing it reads can fault); everything that
-   * takes the lock refuses any size but the registry's. */
+   * it refuses the registry once the shrink cut that page off, and goes
+   * on while it is still there (nothing it reads can fault); everything
+   * that takes the lock refuses any size but the registry's. */
   int want = size >= (off_t)offsetof(bal__node_shm, slot[2]) ? BAL_OK : BAL_EFORMAT;
   if (regrow) want = BAL_EFORMAT; /* zeros: the gen moved, the locked path refuses */
   assert_int_equal(bal_node_poll(p, &mask, &changed), want);
@@ -189,11 +191,64 @@ static void shrunk_while_waiting(void **state) {
   }
 }
 
+/* The guard takes only faults of the poll's own load: any other SIGBUS
+ * goes to the handler installed before it, or ends the process as
+ * SIGBUS's default action does. Each case runs in a child process. */
+static void exit_42(int sig) {
+  (void)sig;
+  _exit(42);
+}
+
+static void other_sigbus(bool own_handler) {
+  char name[64];
+  assert_int_equal(node_test_registry(name, 4), BAL_OK);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = own_handler ? exit_42 : SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+    bal_node_attach_config cfg;
+    bal_node_attach_config_init(&cfg);
+    cfg.registry = name;
+    bal_node_proc *p;
+    if (bal_node_attach(&cfg, &p) != BAL_OK) _exit(1);
+    /* a fault of the application's own, on a file it truncates */
+    char path[] = "/tmp/ballast-test-sigbus-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || ftruncate(fd, 4096) != 0) _exit(2);
+    unlink(path);
+    volatile char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED || ftruncate(fd, 0) != 0) _exit(3);
+    m[0] = 1; /* SIGBUS */
+    _exit(4);
+  }
+  int st;
+  assert_int_equal(waitpid(pid, &st, 0), pid);
+  if (own_handler) {
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 42);
+  } else {
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGBUS);
+  }
+  assert_int_equal(bal_node_registry_destroy(name), BAL_OK);
+}
+
+static void other_faults_are_not_caught(void **state) {
+  (void)state;
+  other_sigbus(true);
+  other_sigbus(false);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(shrunk_before_the_call),
       cmocka_unit_test(shrunk_while_polling),
       cmocka_unit_test(shrunk_while_waiting),
+      cmocka_unit_test(other_faults_are_not_caught),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
