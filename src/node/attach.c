@@ -149,7 +149,7 @@ int bal_node_poll(bal_node_proc *p, bal_node_mask *mask, bool *changed) {
   /* Guarded: a registry truncated under us is BAL_EFORMAT here, where a
    * plain load would raise SIGBUS (guard.c). */
   uint64_t gen;
-  int rc = bal__node_load_gen(&sl->gen, &gen);
+  int rc = bal__node_load_gen(&p->map, p->slot, &gen);
   if (rc != BAL_OK) return rc;
   if (gen == p->seen) {
     if (mask) *mask = p->mask;

@@ -9,12 +9,26 @@
  * jumps out of a fault that happens inside the
  * guarded load of this thread, and hands every other SIGBUS to the
  * handler that was there before (node.h documents this). */
+#include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stddef.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "node_internal.h"
+
+#if defined(__SANITIZE_THREAD__)
+#define BAL__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define BAL__TSAN 1
+#endif
+#endif
+#ifndef BAL__TSAN
+#define BAL__TSAN 0
+#endif
 
 static _Thread_local sigjmp_buf *volatile guard; /* set only inside bal__node_load_gen */
 static struct sigaction previous;                /* SIGBUS's handler before ours */
@@ -68,7 +82,24 @@ int bal__node_guard_init(void) {
   return rc;
 }
 
-int bal__node_load_gen(const _Atomic uint64_t *gen, uint64_t *out) {
+#if BAL__TSAN
+/* Under TSan the guard cannot work: a handler's siglongjmp does not bring
+ * the faulting thread back (measured: the load faults again and the
+ * process dies), so the TSan build reads the counter with pread, which
+ * returns short instead of faulting; ~100x slower, and TSan builds are
+ * for finding races, not for speed. */
+int bal__node_load_gen(const bal__node_map *map, int32_t slot, uint64_t *out) {
+  off_t off = (off_t)(offsetof(bal__node_shm, slot) + (size_t)slot * sizeof(bal__node_slot) +
+                      offsetof(bal__node_slot, gen));
+  ssize_t n;
+  while ((n = pread(map->fd, out, sizeof *out, off)) < 0 && errno == EINTR) {
+  }
+  if (n < 0) return BAL_ESYS;
+  return n == (ssize_t)sizeof *out ? BAL_OK : BAL_EFORMAT;
+}
+#else
+int bal__node_load_gen(const bal__node_map *map, int32_t slot, uint64_t *out) {
+  const _Atomic uint64_t *gen = &map->shm->slot[slot].gen;
   sigjmp_buf jb;
   if (sigsetjmp(jb, 0)) return BAL_EFORMAT; /* the load faulted: the segment shrank */
   guard = &jb;
@@ -79,3 +110,4 @@ int bal__node_load_gen(const _Atomic uint64_t *gen, uint64_t *out) {
   *out = v;
   return BAL_OK;
 }
+#endif

@@ -106,9 +106,9 @@ int bal__node_check(const bal__node_map *map);
 /* guard.c: install the process's SIGBUS guard (once; chained to the
  * handler before it). BAL_OK, or BAL_ESYS if sigaction failed. */
 int bal__node_guard_init(void);
-/* guard.c: *gen with an acquire load; BAL_EFORMAT instead of SIGBUS if the
- * page under it is gone (the guard must be installed). */
-int bal__node_load_gen(const _Atomic uint64_t *gen, uint64_t *out);
+/* guard.c: slot `slot`'s gen with an acquire load; BAL_EFORMAT instead of
+ * SIGBUS if the page under it is gone (the guard must be installed). */
+int bal__node_load_gen(const bal__node_map *map, int32_t slot, uint64_t *out);
 /* shm.c: check the size, take the lock; after a holder died, repair and go
  * on. BAL_OK, BAL_EFORMAT (object resized, or contents invalid and not
  * after a crash), BAL_ESYS. */
