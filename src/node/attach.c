@@ -1,9 +1,8 @@
 /* The process side: attach, poll at malleability points, detach. The poll
  * is on the application's hot path, so when nothing changed it is a single
  * acquire load of the slot's gen (guarded: guard.c) compared with the last
- * one seen; the lock
- * is taken only when gen moved (a manager or the rule changed the mask, or
- * released the slot). */
+ * one seen; the lock is taken only when gen moved (a manager or the rule
+ * changed the mask, or released the slot). */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>

@@ -6,9 +6,9 @@
  * call in attached pools, and a system call there cost ~0.75 µs per poll
  * against ~8 ns (docs/BENCHMARKS.md, "node"). So its one load is guarded
  * instead: a SIGBUS handler, installed when a process handle attaches,
- * jumps out of a fault that happens inside the
- * guarded load of this thread, and hands every other SIGBUS to the
- * handler that was there before (node.h documents this). */
+ * jumps out of a fault that happens inside the guarded load of this
+ * thread, and hands every other SIGBUS to the handler that was there
+ * before (node.h documents this). */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
