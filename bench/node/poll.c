@@ -17,7 +17,8 @@
 enum { BATCH = 1000 };
 
 /* The baseline: a call that copies the mask and clears the flag, as
- * bal_node_poll() does when nothing changed, without the atomic load. */
+ * bal_node_poll() does when nothing changed, without reading the
+ * generation counter (a pread() since the truncation check, node.h). */
 __attribute__((noinline)) static int copy_mask(const bal_node_mask *src, bal_node_mask *mask,
                                                bool *changed) {
   *mask = *src;

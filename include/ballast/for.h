@@ -54,9 +54,11 @@ typedef struct bal_pool bal_pool;
  * hwloc when Ballast was built with it, else CPU i of the affinity mask),
  * "pu" to hardware thread i, "none" or unset leaves placement to the OS.
  * @return BAL_OK; BAL_EINVAL if out is NULL, nthreads < 0 or
- *         > #BAL_POOL_MAX_THREADS, BALLAST_NUM_THREADS is set but not an
- *         integer in [1, BAL_POOL_MAX_THREADS], or BALLAST_BIND has another
- *         value; BAL_ENOMEM; BAL_ESYS if a thread could not be started
+ *         > #BAL_POOL_MAX_THREADS, BALLAST_NUM_THREADS is set but not a
+ *         decimal integer in [1, BAL_POOL_MAX_THREADS] (strictly: no sign,
+ *         whitespace or leading zero; set but empty is refused too), or
+ *         BALLAST_BIND has another value (empty included); each logged at
+ *         BAL_LOG_ERROR naming the variable and what it accepts; BAL_ENOMEM; BAL_ESYS if a thread could not be started
  *         (nothing is leaked).
  * Same as bal_pool_create_with() with the defaults and this nthreads (so
  * BALLAST_NODE=1 attaches it too).
@@ -130,8 +132,8 @@ BAL_API int bal_pool_config_init(bal_pool_config *cfg);
  * manager; if that fails (no registry named or reachable, the process
  * already attached by other means, ...) the pool runs unattached and the
  * reason is logged through bal_log at BAL_LOG_WARN — the variable never
- * makes creation fail. Other values of BALLAST_NODE (or unset) attach
- * nothing.
+ * makes creation fail. BALLAST_NODE unset or "0" attaches nothing; any
+ * other value attaches nothing either and is logged at BAL_LOG_WARN.
  * @param cfg the configuration (NULL: the defaults).
  * @param out receives the pool; untouched on error.
  * @return as bal_pool_create(), plus, with cfg->node non-NULL and no other

@@ -69,12 +69,30 @@
  *    of several users. Anyone else gets #BAL_EPERM.
  *  - A segment with a wrong magic, version or size, or with corrupted
  *    contents, gives #BAL_EFORMAT (the lock word itself is trusted).
+ *  - A segment resized after it was mapped (a participant with write
+ *    access truncating it, which would make every access past its new end
+ *    raise SIGBUS) gives #BAL_EFORMAT too: each call that takes the lock
+ *    checks the size (fstat) first, and bal_node_poll()'s one load when
+ *    nothing changed runs under a SIGBUS guard (it refuses the segment
+ *    once the shrink cut its counter's page off, else at the next change
+ *    of its mask, which takes the lock). The guard is a SIGBUS handler
+ *    that bal_node_attach() installs for the process (again, if another
+ *    handler replaced it since): it acts only on a fault inside that load
+ *    and passes every other SIGBUS to the handler installed before it, or
+ *    ends the process as the default action would. A handler the
+ *    application installs after attaching replaces it: a truncated
+ *    registry then raises SIGBUS in the poll, as without the guard. What
+ *    is left: a shrink that lands inside a call that holds the lock, after
+ *    its check, still raises SIGBUS in that call (a window of
+ *    microseconds). Ballast never resizes a registry it created.
  *
  * ## Limits
  * #BAL_NODE_MAX_CPUS CPUs per node (a CPU id or count past it is
  * #BAL_EINVAL, as is a machine with more configured CPUs in real mode),
  * #BAL_NODE_MAX_PROCS registered processes, registry names shorter than
- * #BAL_NODE_NAME_MAX bytes.
+ * #BAL_NODE_NAME_MAX bytes: one path component (an optional leading '/',
+ * no other, not "." or "..") without control characters (bytes below
+ * 0x20, and 0x7f); any other name is #BAL_EINVAL.
  *
  * ## Pools and OpenMP
  * A `for` pool can follow the mask: bal_pool_create_with() with a node
@@ -189,8 +207,12 @@ BAL_API int bal_node_registry_create(const bal_node_registry_config *cfg);
  * Remove a registry's name (shm_unlink). Processes still attached keep
  * their mapping until they detach; new attaches get BAL_ENOTFOUND.
  * @param name the registry; NULL: $BALLAST_NODE_REGISTRY.
+ * Whatever object is under the name is removed, registry or not (a
+ * corrupted one included); check it with bal_node_manager_open() first
+ * to remove only registries.
  * @return BAL_OK; BAL_EINVAL (no or malformed name); BAL_ENOTFOUND;
- *         BAL_EPERM; BAL_ESYS. Thread-safety: safe.
+ *         BAL_EPERM; BAL_EFORMAT (a directory is under the name); BAL_ESYS.
+ *         Thread-safety: safe.
  */
 BAL_API int bal_node_registry_destroy(const char *name);
 
@@ -232,6 +254,8 @@ BAL_API int bal_node_attach_config_init(bal_node_attach_config *cfg);
  *         BAL_EFORMAT (not a valid registry); BAL_EBUSY (this process is
  *         already attached, a requested CPU is held, no free CPU, or
  *         #BAL_NODE_MAX_PROCS processes registered); BAL_ENOMEM; BAL_ESYS.
+ * Installs the process's SIGBUS guard ("Reliability" above) if it is not
+ * in place (BAL_ESYS if sigaction refuses).
  * Thread-safety: safe; one attachment per process. A child forked after
  * attaching must not use its parent's handle (it is another process: it
  * attaches itself).
@@ -244,14 +268,15 @@ BAL_API int bal_node_attach(const bal_node_attach_config *cfg, bal_node_proc **o
  * real-CPU registry the new mask is applied to the calling thread with
  * sched_setaffinity (the application places its other threads), and the
  * manager waiting in bal_node_manager_set() is released.
- * Cost: one atomic load and a copy when nothing changed (no lock, no
- * system call); the lock and a scan of the CPUs when it did.
+ * Cost: one atomic load (under the SIGBUS guard of "Reliability" above)
+ * and a copy when nothing changed (no lock, no system call); the lock, a
+ * size check and a scan of the CPUs when it did.
  * @param mask    receives the current mask (may be NULL).
  * @param changed receives whether it changed (may be NULL).
  * @return BAL_OK; BAL_EINVAL (NULL p); BAL_ENOTFOUND (a manager removed
  *         this process, or it was cleaned as dead: its mask is then empty
- *         and stays so); BAL_EFORMAT (the registry is corrupted); BAL_ESYS
- *         (sched_setaffinity refused the mask: the mask is reported all the
+ *         and stays so); BAL_EFORMAT (the registry is corrupted or was
+ *         truncated); BAL_ESYS (sched_setaffinity refused the mask: the mask is reported all the
  *         same).
  * Thread-safety: one thread at a time per handle.
  */
@@ -318,12 +343,17 @@ typedef struct bal_node_cpu_info {
  * @param name the registry; NULL: $BALLAST_NODE_REGISTRY.
  * @return BAL_OK; BAL_EINVAL (NULL out, no or malformed name);
  *         BAL_ENOTFOUND; BAL_EPERM; BAL_EFORMAT (wrong magic, version or
- *         size); BAL_ENOMEM; BAL_ESYS.
+ *         size, or no shared-memory object under the name: a directory,
+ *         a symbolic link); BAL_ENOMEM; BAL_ESYS.
  * Thread-safety: safe.
  */
 BAL_API int bal_node_manager_open(const char *name, bal_node_manager **out);
 
-/** Disconnect (the registry stays). NULL is ignored. */
+/**
+ * Disconnect (the registry stays). NULL is ignored.
+ * Thread-safety: not while another thread uses m (as free()); other
+ * handles are unaffected.
+ */
 BAL_API void bal_node_manager_close(bal_node_manager *m);
 
 /**
@@ -359,7 +389,8 @@ BAL_API int bal_node_manager_cpus(bal_node_manager *m, bal_node_cpu_info *out, i
  * held by pid (shrink another process first); CPUs that leave pid's mask
  * become free (a borrowed one is not returned to its lender).
  * @param timeout_s 0: return at once; > 0: then wait up to that many
- *        seconds until the process has polled the new mask.
+ *        seconds until the process has polled the new mask (past about
+ *        292 years, what nanoseconds in an int64 hold: without limit).
  * @return BAL_OK; BAL_EINVAL (NULL argument, empty mask, a CPU outside the
  *         node, negative or non-finite timeout); BAL_ENOTFOUND (pid not
  *         registered, or dead); BAL_EBUSY (a CPU is held by another

@@ -20,14 +20,15 @@
 
 int bal__for_bind_policy_from_env(bal__for_bind_policy *out) {
   const char *env = getenv("BALLAST_BIND");
-  if (!env || !*env || !strcmp(env, "none"))
+  if (!env || !strcmp(env, "none")) /* set but empty is "another value" (for.h) */
     *out = BAL__BIND_NONE;
   else if (!strcmp(env, "core"))
     *out = BAL__BIND_CORE;
   else if (!strcmp(env, "pu"))
     *out = BAL__BIND_PU;
   else {
-    bal__log(BAL_LOG_ERROR, "for", "BALLAST_BIND='%s': expected none, core or pu", env);
+    bal__log(BAL_LOG_ERROR, "for", "BALLAST_BIND='%s': expected none, core or pu, or unset",
+             env);
     return BAL_EINVAL;
   }
   return BAL_OK;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/decimal.h"
 #include "core/log.h"
 #include "for/pool.h"
 
@@ -28,18 +29,20 @@ static int online_cpus(void) {
   return n > 0 ? (int)n : 1;
 }
 
-/* Pool size for nthreads == 0: BALLAST_NUM_THREADS, else the usable CPUs. */
+/* Pool size for nthreads == 0: BALLAST_NUM_THREADS, else the usable CPUs.
+ * Strict, as the tools' flags are (for.h): set but empty, signed, padded
+ * or with a leading zero is refused, not read as something else. */
 static int default_size(int *out) {
   const char *env = getenv("BALLAST_NUM_THREADS");
-  if (!env || !*env) {
+  if (!env) {
     *out = online_cpus();
     return BAL_OK;
   }
-  char *endp;
-  errno = 0;
-  long v = strtol(env, &endp, 10);
-  if (errno || *endp || v < 1 || v > BAL_POOL_MAX_THREADS) {
-    bal__log(BAL_LOG_ERROR, "for", "BALLAST_NUM_THREADS='%s' is not an integer in [1, %d]",
+  int64_t v;
+  if (!bal__decimal(env, 1, BAL_POOL_MAX_THREADS, &v)) {
+    bal__log(BAL_LOG_ERROR, "for",
+             "BALLAST_NUM_THREADS='%s': expected a decimal integer in [1, %d] (no sign, "
+             "spaces or leading zeros), or unset for the CPUs this process may use",
              env, BAL_POOL_MAX_THREADS);
     return BAL_EINVAL;
   }
@@ -271,10 +274,17 @@ int bal_pool_config_init(bal_pool_config *cfg) {
   return BAL_OK;
 }
 
-/* BALLAST_NODE=1 asks pools created without a node configuration to attach. */
+/* BALLAST_NODE=1 asks pools created without a node configuration to
+ * attach; 0 or unset, not to. Any other value attaches nothing either (the
+ * variable never makes creation fail, for.h), but is logged: "yes" or
+ * "true" silently meaning "no" is a trap. */
 static bool node_from_env(void) {
   const char *env = getenv("BALLAST_NODE");
-  return env && strcmp(env, "1") == 0;
+  if (!env || !strcmp(env, "0")) return false;
+  if (!strcmp(env, "1")) return true;
+  bal__log(BAL_LOG_WARN, "for", "BALLAST_NODE='%s': expected 1 (attach pools to the node "
+                                "registry) or 0; the pool is not attached", env);
+  return false;
 }
 
 int bal_pool_create_with(const bal_pool_config *cfg, bal_pool **out) {

@@ -1,14 +1,16 @@
 /* The process side: attach, poll at malleability points, detach. The poll
  * is on the application's hot path, so when nothing changed it is a single
- * acquire load of the slot's gen compared with the last one seen; the lock
- * is taken only when gen moved (a manager or the rule changed the mask, or
- * released the slot). */
+ * acquire load of the slot's gen (guarded: guard.c) compared with the last
+ * one seen; the lock is taken only when gen moved (a manager or the rule
+ * changed the mask, or released the slot). */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/decimal.h"
+#include "core/log.h"
 #include "node_internal.h"
 
 struct bal_node_proc {
@@ -29,7 +31,8 @@ int bal_node_attach_config_init(bal_node_attach_config *cfg) {
   return BAL_OK;
 }
 
-/* The job id: configured, else $SLURM_JOB_ID (decimal, >= 0), else the pid. */
+/* The job id: configured, else $SLURM_JOB_ID (a strict decimal >= 0, as
+ * SLURM writes it), else the pid. */
 static int job_id(const bal_node_attach_config *cfg, pid_t pid, int64_t *job) {
   if (cfg->job >= 0) {
     *job = cfg->job;
@@ -40,11 +43,11 @@ static int job_id(const bal_node_attach_config *cfg, pid_t pid, int64_t *job) {
     *job = pid;
     return BAL_OK;
   }
-  char *end;
-  errno = 0;
-  long long v = strtoll(env, &end, 10);
-  if (errno || end == env || *end || v < 0 || env[0] == '+' || env[0] == ' ') return BAL_EINVAL;
-  *job = v;
+  if (!bal__decimal(env, 0, INT64_MAX, job)) {
+    bal__log(BAL_LOG_ERROR, "node", "SLURM_JOB_ID='%s': expected a decimal job id >= 0 (no "
+                                    "sign, spaces or leading zeros), or unset", env);
+    return BAL_EINVAL;
+  }
   return BAL_OK;
 }
 
@@ -103,6 +106,7 @@ int bal_node_attach(const bal_node_attach_config *cfg, bal_node_proc **out) {
   p->pid = getpid();
   int64_t job;
   int rc = job_id(cfg, p->pid, &job);
+  if (rc == BAL_OK) rc = bal__node_guard_init(); /* before the first poll */
   if (rc == BAL_OK && bal__node_pid_start(p->pid, &p->start) != BAL_OK) rc = BAL_ESYS;
   if (rc == BAL_OK) rc = bal__node_open(cfg->registry, &p->map);
   if (rc != BAL_OK) {
@@ -110,7 +114,7 @@ int bal_node_attach(const bal_node_attach_config *cfg, bal_node_proc **out) {
     return rc;
   }
   bal__node_shm *s = p->map.shm;
-  if ((rc = bal__node_lock(s)) == BAL_OK) {
+  if ((rc = bal__node_lock(&p->map)) == BAL_OK) {
     rc = enter(s, cfg, p, job);
     bal__node_unlock(s);
   }
@@ -123,11 +127,11 @@ int bal_node_attach(const bal_node_attach_config *cfg, bal_node_proc **out) {
   return BAL_OK;
 }
 
-static int apply(const bal__node_shm *s, const bal_node_mask *m) {
-  if (s->is_virtual || bal_node_mask_count(m) == 0) return BAL_OK;
+static int apply(const bal__node_map *map, const bal_node_mask *m) {
+  if (map->is_virtual || bal_node_mask_count(m) == 0) return BAL_OK;
   cpu_set_t set;
   CPU_ZERO(&set);
-  for (int32_t c = 0; c < s->ncpus && c < CPU_SETSIZE; c++)
+  for (int64_t c = 0; c < map->ncpus && c < CPU_SETSIZE; c++)
     if (bal_node_mask_has(m, c)) CPU_SET(c, &set);
   return sched_setaffinity(0, sizeof set, &set) == 0 ? BAL_OK : BAL_ESYS;
 }
@@ -141,12 +145,17 @@ int bal_node_poll(bal_node_proc *p, bal_node_mask *mask, bool *changed) {
   }
   bal__node_shm *s = p->map.shm;
   bal__node_slot *sl = &s->slot[p->slot];
-  if (atomic_load_explicit(&sl->gen, memory_order_acquire) == p->seen) {
+  /* Guarded: a registry truncated under us is BAL_EFORMAT here, where a
+   * plain load would raise SIGBUS (guard.c). */
+  uint64_t gen;
+  int rc = bal__node_load_gen(&p->map, p->slot, &gen);
+  if (rc != BAL_OK) return rc;
+  if (gen == p->seen) {
     if (mask) *mask = p->mask;
     if (changed) *changed = false;
     return BAL_OK;
   }
-  int rc = bal__node_lock(s);
+  rc = bal__node_lock(&p->map);
   if (rc != BAL_OK) return rc;
   if (sl->state != SLOT_ATTACHED || sl->pid != p->pid || sl->start != p->start) {
     bal__node_unlock(s);
@@ -166,7 +175,7 @@ int bal_node_poll(bal_node_proc *p, bal_node_mask *mask, bool *changed) {
   p->seen = g;
   if (mask) *mask = m;
   if (changed) *changed = moved;
-  return moved ? apply(s, &m) : BAL_OK;
+  return moved ? apply(&p->map, &m) : BAL_OK;
 }
 
 int bal_node_detach(bal_node_proc *p) {
@@ -174,7 +183,7 @@ int bal_node_detach(bal_node_proc *p) {
   int rc = BAL_OK;
   if (!p->gone) {
     bal__node_shm *s = p->map.shm;
-    if ((rc = bal__node_lock(s)) == BAL_OK) {
+    if ((rc = bal__node_lock(&p->map)) == BAL_OK) {
       bal__node_clean(s);
       bal__node_slot *sl = &s->slot[p->slot];
       if (sl->state == SLOT_ATTACHED && sl->pid == p->pid && sl->start == p->start)
@@ -189,8 +198,8 @@ int bal_node_detach(bal_node_proc *p) {
 
 int bal_node_proc_cpus(const bal_node_proc *p, int64_t *ncpus, bool *is_virtual) {
   if (!p) return BAL_EINVAL;
-  if (ncpus) *ncpus = p->map.shm->ncpus;
-  if (is_virtual) *is_virtual = p->map.shm->is_virtual != 0;
+  if (ncpus) *ncpus = p->map.ncpus;
+  if (is_virtual) *is_virtual = p->map.is_virtual;
   return BAL_OK;
 }
 
@@ -198,9 +207,8 @@ int bal_node_bind_thread(const bal_node_proc *p, const bal_node_mask *mask, int6
   if (!p || !mask || k < -1) return BAL_EINVAL;
   int64_t n = bal_node_mask_count(mask);
   if (n == 0 || k >= n) return BAL_EINVAL;
-  const bal__node_shm *s = p->map.shm;
-  if (s->is_virtual) return BAL_OK;
-  if (k < 0) return apply(s, mask);
+  if (p->map.is_virtual) return BAL_OK;
+  if (k < 0) return apply(&p->map, mask);
   for (int64_t c = 0, seen = 0; c < BAL_NODE_MAX_CPUS; c++) {
     if (!bal_node_mask_has(mask, c)) continue;
     if (seen++ < k) continue;

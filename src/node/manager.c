@@ -4,6 +4,7 @@
  * every check is made before the first change, so a refused call changes
  * nothing. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "core/clock.h"
@@ -34,14 +35,14 @@ void bal_node_manager_close(bal_node_manager *m) {
 
 int bal_node_manager_info(const bal_node_manager *m, int64_t *ncpus, bool *is_virtual) {
   if (!m) return BAL_EINVAL;
-  if (ncpus) *ncpus = m->map.shm->ncpus;
-  if (is_virtual) *is_virtual = m->map.shm->is_virtual != 0;
+  if (ncpus) *ncpus = m->map.ncpus;
+  if (is_virtual) *is_virtual = m->map.is_virtual;
   return BAL_OK;
 }
 
 /* Lock and clean: the start of every manager call. */
 static int begin(bal_node_manager *m) {
-  int rc = bal__node_lock(m->map.shm);
+  int rc = bal__node_lock(&m->map);
   if (rc == BAL_OK) bal__node_clean(m->map.shm);
   return rc;
 }
@@ -98,11 +99,21 @@ static int set_locked(bal__node_shm *s, int32_t i, const bal_node_mask *mask) {
   return BAL_OK;
 }
 
+/* The deadline timeout_s from now on the monotonic clock, INT64_MAX (never)
+ * when it is past what int64 nanoseconds hold (about 292 years): the
+ * product would overflow, and converting it is undefined. */
+static int64_t deadline_ns(double timeout_s) {
+  int64_t now = bal__now_ns();
+  double ns = timeout_s * 1e9;
+  if (ns >= (double)(INT64_MAX - now)) return INT64_MAX;
+  return now + (int64_t)ns;
+}
+
 int bal_node_manager_set(bal_node_manager *m, int64_t pid, const bal_node_mask *mask, double timeout_s) {
   if (!m || !mask || !(timeout_s >= 0.0) || !isfinite(timeout_s) || bal_node_mask_count(mask) == 0)
     return BAL_EINVAL;
   bal__node_shm *s = m->map.shm;
-  for (int64_t c = s->ncpus; c < BAL_NODE_MAX_CPUS; c++)
+  for (int64_t c = m->map.ncpus; c < BAL_NODE_MAX_CPUS; c++)
     if (bal_node_mask_has(mask, c)) return BAL_EINVAL;
   int rc = begin(m);
   if (rc != BAL_OK) return rc;
@@ -112,9 +123,12 @@ int bal_node_manager_set(bal_node_manager *m, int64_t pid, const bal_node_mask *
   bal__node_unlock(s);
   if (rc != BAL_OK || timeout_s == 0.0) return rc;
   /* Wait without the lock: the process stores `applied` when it polls. A
-   * slot released meanwhile bumps gen past target but never `applied`. */
-  int64_t deadline = bal__now_ns() + (int64_t)(timeout_s * 1e9);
+   * slot released meanwhile bumps gen past target but never `applied`.
+   * The size is checked before each load, so a registry truncated while we
+   * wait is BAL_EFORMAT (up to the window node_internal.h states). */
+  int64_t deadline = deadline_ns(timeout_s);
   for (;;) {
+    if ((rc = bal__node_check(&m->map)) != BAL_OK) return rc;
     if (atomic_load_explicit(&s->slot[i].applied, memory_order_acquire) >= target) return BAL_OK;
     if (bal__now_ns() >= deadline) return BAL_ETIMEDOUT;
     bal__sleep_ns(20000);

@@ -9,6 +9,7 @@
  *              clean dead processes
  *  registry.c  public create/destroy of a registry
  *  attach.c    the process side: attach, poll, detach
+ *  guard.c     the poll's SIGBUS guard: its one load survives a truncated segment
  *  manager.c   the manager side: open, list, set, admit, remove
  *
  * The life of one process: a manager admits pid P next to job A
@@ -66,9 +67,26 @@ typedef struct bal__node_shm {
   bal__node_slot slot[BAL_NODE_MAX_PROCS];
 } bal__node_shm;
 
-/* A mapping of one registry. */
+/* A mapping of one registry.
+ *
+ * A shrink of the object under a live mapping (a participant with write
+ * access running `truncate`) turns every access past the new end into
+ * SIGBUS. Ballast never resizes a registry once created, and installs no
+ * signal handler, so it checks instead: the descriptor stays open, and
+ * every entry that touches the segment first checks its size with fstat
+ * (bal__node_check, taken by bal__node_lock), except bal_node_poll's fast
+ * path, where a system call would cost ~100x the poll: its one load runs
+ * under a SIGBUS guard (guard.c). What this guarantees: a segment shrunk
+ * (or grown) before a locked call is BAL_EFORMAT from that call, and
+ * bal_node_poll's fast path never dies of a shrink. What it does not: a
+ * shrink that lands inside a locked operation, after its check, still
+ * faults there (a window of one operation, microseconds). ncpus and
+ * is_virtual are copied at open so that reading them touches nothing. */
 typedef struct bal__node_map {
   bal__node_shm *shm;
+  int fd;
+  int64_t ncpus;
+  bool is_virtual;
   char name[BAL_NODE_NAME_MAX + 1];
 } bal__node_map;
 
@@ -83,9 +101,19 @@ int bal__node_name(const char *name, char out[BAL_NODE_NAME_MAX + 1]);
 /* shm.c: map an existing registry, checking magic, version and size. */
 int bal__node_open(const char *name, bal__node_map *map);
 void bal__node_close(bal__node_map *map);
-/* shm.c: take the lock; after a holder died, repair and go on. BAL_OK,
- * BAL_EFORMAT (contents invalid and not after a crash), BAL_ESYS. */
-int bal__node_lock(bal__node_shm *s);
+/* shm.c: BAL_OK if the object still has the registry's size, else
+ * BAL_EFORMAT (BAL_ESYS if fstat fails). */
+int bal__node_check(const bal__node_map *map);
+/* guard.c: install the process's SIGBUS guard (once; chained to the
+ * handler before it). BAL_OK, or BAL_ESYS if sigaction failed. */
+int bal__node_guard_init(void);
+/* guard.c: slot `slot`'s gen with an acquire load; BAL_EFORMAT instead of
+ * SIGBUS if the page under it is gone (the guard must be installed). */
+int bal__node_load_gen(const bal__node_map *map, int32_t slot, uint64_t *out);
+/* shm.c: check the size, take the lock; after a holder died, repair and go
+ * on. BAL_OK, BAL_EFORMAT (object resized, or contents invalid and not
+ * after a crash), BAL_ESYS. */
+int bal__node_lock(const bal__node_map *map);
 void bal__node_unlock(bal__node_shm *s);
 /* shm.c: BAL_OK if the contents satisfy the invariants, else BAL_EFORMAT;
  * with repair, fix what is invalid instead (after a crash). */

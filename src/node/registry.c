@@ -107,6 +107,7 @@ int bal_node_registry_destroy(const char *name) {
   if (shm_unlink(n) == 0) return BAL_OK;
   switch (errno) {
   case ENOENT: return BAL_ENOTFOUND;
+  case EISDIR: return BAL_EFORMAT; /* a directory under the name: not ours to remove */
   case EACCES:
   case EPERM: return BAL_EPERM;
   default: return BAL_ESYS;

@@ -2,7 +2,8 @@
  * validation. The segment is written by other processes, possibly of other
  * users, possibly killed half-way, so nothing read from it is trusted
  * before bal__node_validate has checked it: indices are range-checked
- * before use and a bad segment is BAL_EFORMAT, never a crash. */
+ * before use and a bad segment is BAL_EFORMAT, never a crash; a resized
+ * one too (node_internal.h, bal__node_map, says how and what is left). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -18,10 +19,14 @@ int bal__node_name(const char *name, char out[BAL_NODE_NAME_MAX + 1]) {
   if (!name || !*name) return BAL_EINVAL;
   const char *base = name[0] == '/' ? name + 1 : name;
   size_t len = strlen(base);
-  /* shm_open names are one path component: no further '/', not "." or "..". */
+  /* shm_open names are one path component: no further '/', not "." or "..".
+   * No control character either: a name with a newline or an escape
+   * sequence would garble every message that names it. */
   if (len == 0 || len + 1 >= BAL_NODE_NAME_MAX || strchr(base, '/') || !strcmp(base, ".") ||
       !strcmp(base, ".."))
     return BAL_EINVAL;
+  for (const char *c = base; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) return BAL_EINVAL;
   out[0] = '/';
   memcpy(out + 1, base, len + 1);
   return BAL_OK;
@@ -44,41 +49,60 @@ int bal__node_open(const char *name, bal__node_map *map) {
   int rc = bal__node_name(name, map->name);
   if (rc != BAL_OK) return rc;
   int fd = shm_open(map->name, O_RDWR | O_CLOEXEC, 0);
-  if (fd < 0) return errno_code(errno);
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
+  if (fd < 0) {
+    /* The name is valid, so these mean something else is under it: a
+     * directory (EISDIR, which glibc reports as EINVAL), a symbolic link
+     * (shm_open does not follow them: ELOOP). Not a registry. */
+    if (errno == EINVAL || errno == EISDIR || errno == ELOOP) return BAL_EFORMAT;
+    return errno_code(errno);
+  }
+  map->fd = fd;
+  if ((rc = bal__node_check(map)) != BAL_OK) {
+    close(fd);
+    return rc;
+  }
+  void *p = mmap(NULL, sizeof(bal__node_shm), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) {
     rc = errno_code(errno);
     close(fd);
     return rc;
   }
-  if ((uint64_t)st.st_size != sizeof(bal__node_shm)) {
-    close(fd);
-    return BAL_EFORMAT;
-  }
-  void *p = mmap(NULL, sizeof(bal__node_shm), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  rc = p == MAP_FAILED ? errno_code(errno) : BAL_OK;
-  close(fd);
-  if (rc != BAL_OK) return rc;
   bal__node_shm *s = p;
   /* The creator writes the magic last (release): once we see it, the lock
-   * and the rest are initialised. */
+   * and the rest are initialised. Checked just above, so a shrink since is
+   * the window node_internal.h states. */
   uint64_t magic = __atomic_load_n(&s->magic, __ATOMIC_ACQUIRE);
   if (magic != BAL__NODE_MAGIC || s->version != BAL__NODE_VERSION ||
       s->size != sizeof(bal__node_shm) || s->ncpus < 1 || s->ncpus > BAL_NODE_MAX_CPUS ||
       s->is_virtual > 1 || !bal_share_factor_valid(s->sf)) {
     munmap(p, sizeof(bal__node_shm));
+    close(fd);
     return BAL_EFORMAT;
   }
   map->shm = s;
+  map->ncpus = s->ncpus;
+  map->is_virtual = s->is_virtual != 0;
   return BAL_OK;
 }
 
 void bal__node_close(bal__node_map *map) {
-  if (map && map->shm) munmap(map->shm, sizeof(bal__node_shm));
-  if (map) map->shm = NULL;
+  if (!map || !map->shm) return;
+  munmap(map->shm, sizeof(bal__node_shm));
+  close(map->fd);
+  map->shm = NULL;
+  map->fd = -1;
 }
 
-int bal__node_lock(bal__node_shm *s) {
+int bal__node_check(const bal__node_map *map) {
+  struct stat st;
+  if (fstat(map->fd, &st) != 0) return BAL_ESYS;
+  return (uint64_t)st.st_size == sizeof(bal__node_shm) ? BAL_OK : BAL_EFORMAT;
+}
+
+int bal__node_lock(const bal__node_map *map) {
+  int rc = bal__node_check(map);
+  if (rc != BAL_OK) return rc;
+  bal__node_shm *s = map->shm;
   int e = pthread_mutex_lock(&s->lock);
   if (e == 0) {
     if (bal__node_validate(s, false) == BAL_OK) return BAL_OK;
@@ -89,7 +113,7 @@ int bal__node_lock(bal__node_shm *s) {
     /* The previous holder died inside an operation: make what it left
      * valid (each CPU still has at most one holder by construction), then
      * mark the lock usable again. */
-    int rc = bal__node_validate(s, true);
+    rc = bal__node_validate(s, true);
     pthread_mutex_consistent(&s->lock);
     if (rc != BAL_OK) pthread_mutex_unlock(&s->lock);
     return rc;

@@ -307,6 +307,58 @@ if [ -e "/dev/shm/$group_registry" ]; then
 fi
 "$node" destroy --registry "$group_registry" >/dev/null || fail "destroy the group registry"
 
+# Something other than a registry under the name: each message says what
+# is there and how to remove it; init and plain destroy refuse it, destroy
+# --force removes the user's own object (not a directory: rmdir's job).
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  other="ballast-test-node-cli-other-$$"
+  mkdir "/dev/shm/$other"
+  check 1 "'$other' is a directory \(/dev/shm/$other\); remove it with 'rmdir /dev/shm/$other'" \
+    list --registry "$other"
+  check 1 "is a directory" init --registry "$other" --cpus 2
+  check 1 "is a directory" destroy --registry "$other" --force
+  rmdir "/dev/shm/$other"
+  ln -s /dev/null "/dev/shm/$other"
+  check 1 "'$other' is a symbolic link .*remove it with 'ballast node destroy --force --registry $other'" \
+    list --registry "$other"
+  check 1 "is a symbolic link" init --registry "$other" --cpus 2
+  check 1 "is a symbolic link" destroy --registry "$other"
+  "$node" destroy --registry "$other" --force >/dev/null || fail "destroy --force of a symlink"
+  [ -L "/dev/shm/$other" ] && { fail "the symlink is still there"; rm -f "/dev/shm/$other"; }
+  printf 'not a registry' >"/dev/shm/$other"
+  check 1 "'$other' is an object of 14 bytes that is not a registry of this Ballast.*destroy --force" \
+    set --registry "$other" 1 0
+  check 1 "is an object of 14 bytes" init --registry "$other" --cpus 2
+  "$node" destroy --registry "$other" --force --json >"$tmp/force.json" ||
+    fail "destroy --force of a foreign object"
+  jq -e '.force == true' "$tmp/force.json" >/dev/null || fail "destroy --force --json: $(cat "$tmp/force.json")"
+  [ -e "/dev/shm/$other" ] && { fail "the object is still there"; rm -f "/dev/shm/$other"; }
+  check 1 "no registry '$other'" destroy --registry "$other" --force
+  # a registry truncated to nothing under `run` and CMD: no SIGBUS, run
+  # says so and exits with CMD's status (its participants get BAL_EFORMAT)
+  "$node" init --registry "$other" --cpus 2 >/dev/null || fail "init $other"
+  "$node" run --registry "$other" -- sleep 1 2>"$tmp/trunc.err" &
+  tr=$!
+  runners="$runners $tr"
+  for _ in $(seq 100); do
+    [ "$("$node" list --registry "$other" --json | jq '.processes | length')" = 1 ] && break
+    sleep 0.02
+  done
+  truncate -s 0 "/dev/shm/$other"
+  wait "$tr"
+  st=$?
+  [ "$st" = 0 ] || fail "run on a registry truncated under it exited $st: $(cat "$tmp/trunc.err")"
+  grep -q "registry '$other' went bad while CMD ran" "$tmp/trunc.err" ||
+    fail "run on a truncated registry said: $(cat "$tmp/trunc.err")"
+  check 1 "is an object of 0 bytes" list --registry "$other"
+  "$node" destroy --registry "$other" --force >/dev/null || fail "destroy --force a truncated registry"
+fi
+# A name with a control character is refused, and echoed escaped (one line).
+check 2 "'a.nb' is not a registry name .*no control characters" list --registry "$(printf 'a\nb')"
+# After "--", set's and remove's positionals are positionals, "-1" included.
+check 2 "PID: -1 is out of range" set -- -1 0
+check 2 "PID: -5 is out of range" remove -- -5
+
 "$node" destroy --json | jq -e '.command == "destroy" and .processes == 0' >/dev/null ||
   fail "destroy --json"
 check 1 "no registry" list

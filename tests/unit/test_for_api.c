@@ -7,7 +7,9 @@
 #include <cmocka.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <ballast/ballast.h>
@@ -31,14 +33,44 @@ static void pool_create_rejects_bad_arguments(void **state) {
   bal_pool_destroy(NULL);
 }
 
+/* The last message logged at BAL_LOG_ERROR, for the tests that check a
+ * refusal names what was refused. */
+static char last_error[512];
+static void keep_error(bal_log_level level, const char *module, const char *msg, void *user) {
+  (void)module, (void)user;
+  if ((int)level == BAL_LOG_ERROR) snprintf(last_error, sizeof last_error, "%s", msg);
+}
+
+/* Each value of variable `var` makes bal_pool_create(nthreads) refuse,
+ * with an error that names the variable and says what it accepts. */
+static void env_refused(const char *var, const char *const *values, size_t n, int nthreads,
+                        const char *accepts) {
+  char named[64];
+  snprintf(named, sizeof named, "%s=", var);
+  bal_log_set_callback(keep_error, BAL_LOG_ERROR, NULL);
+  for (size_t i = 0; i < n; i++) {
+    bal_pool *pool = NULL;
+    setenv(var, values[i], 1);
+    last_error[0] = '\0';
+    assert_int_equal(bal_pool_create(nthreads, &pool), BAL_EINVAL);
+    assert_null(pool);
+    assert_non_null(strstr(last_error, named));
+    assert_non_null(strstr(last_error, accepts));
+  }
+  bal_log_set_callback(NULL, BAL_LOG_ERROR, NULL);
+}
+
 static void pool_size_from_environment(void **state) {
   (void)state;
   bal_pool *pool = NULL;
-  const char *bad[] = {"abc", "0", "-2", "3x", "100000"};
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    setenv("BALLAST_NUM_THREADS", bad[i], 1);
-    assert_int_equal(bal_pool_create(0, &pool), BAL_EINVAL);
-  }
+  /* strict, as the tools' flags: no sign, padding or leading zero */
+  const char *bad[] = {"abc", "0", "-2", "-1", "3x", "100000", "99999", "1025", "",
+                       " 3",  "03", "+3", "\t3", "3 ", "0x3", "3.0"};
+  env_refused("BALLAST_NUM_THREADS", bad, sizeof bad / sizeof bad[0], 0, "[1, 1024]");
+  setenv("BALLAST_NUM_THREADS", "1024", 1);
+  assert_int_equal(bal_pool_create(0, &pool), BAL_OK);
+  assert_int_equal(bal_pool_size(pool), 1024);
+  bal_pool_destroy(pool);
   setenv("BALLAST_NUM_THREADS", "3", 1);
   assert_int_equal(bal_pool_create(0, &pool), BAL_OK);
   assert_int_equal(bal_pool_size(pool), 3);
@@ -292,10 +324,10 @@ static void affinity_body(int64_t b, int64_t e, void *arg) {
 static void binding_from_environment(void **state) {
   (void)state;
   bal_pool *pool = NULL;
-  setenv("BALLAST_BIND", "sockets", 1);
-  assert_int_equal(bal_pool_create(2, &pool), BAL_EINVAL);
-  const char *policies[] = {"none", "core", "pu", ""};
-  for (size_t i = 0; i < 4; i++) {
+  const char *bad[] = {"sockets", "", "PU", " pu", "core,pu"};
+  env_refused("BALLAST_BIND", bad, sizeof bad / sizeof bad[0], 2, "none, core or pu");
+  const char *policies[] = {"none", "core", "pu"};
+  for (size_t i = 0; i < 3; i++) {
     setenv("BALLAST_BIND", policies[i], 1);
     assert_int_equal(bal_pool_create(3, &pool), BAL_OK);
     run_exactly_once(pool, 0, 5000, 0);

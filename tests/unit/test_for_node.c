@@ -240,21 +240,30 @@ static void test_env(void **state) {
   assert_int_equal(bal_pool_active(pool), 3);
   bal_pool_destroy(pool);
 
-  /* Other values attach nothing. */
-  setenv("BALLAST_NODE", "0", 1);
-  assert_int_equal(bal_pool_create(2, &pool), BAL_OK);
+  /* 0 attaches nothing; other values neither, and say so. */
   bal_node_proc *p;
   bal_node_attach_config nc;
   bal_node_attach_config_init(&nc);
-  assert_int_equal(bal_node_attach(&nc, &p), BAL_OK); /* the pool did not */
-  bal_node_detach(p);
-  bal_pool_destroy(pool);
+  const char *off[] = {"0", "yes", "", " 1", "01", "true"};
+  for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
+    setenv("BALLAST_NODE", off[i], 1);
+    int before = cap.warnings;
+    assert_int_equal(bal_pool_create(2, &pool), BAL_OK);
+    assert_int_equal(bal_node_attach(&nc, &p), BAL_OK); /* the pool did not */
+    bal_node_detach(p);
+    bal_pool_destroy(pool);
+    assert_int_equal(cap.warnings, before + (i > 0));
+    if (i > 0) {
+      assert_non_null(strstr(cap.last, "BALLAST_NODE="));
+      assert_non_null(strstr(cap.last, "expected 1"));
+    }
+  }
 
   /* Attached by other means already: BALLAST_NODE=1 logs and runs unattached. */
   setenv("BALLAST_NODE", "1", 1);
   assert_int_equal(bal_node_attach(&nc, &p), BAL_OK);
   assert_int_equal(bal_pool_create(2, &pool), BAL_OK);
-  assert_int_equal(cap.warnings, 3);
+  assert_int_equal(cap.warnings, 3 + 5); /* the 5 bad values above */
   assert_int_equal(bal_pool_active(pool), 2);
   bal_pool_destroy(pool);
   bal_node_detach(p);

@@ -231,7 +231,7 @@ static void sigkill_holding_lock(void **state) {
   assert_true(holder >= 0);
   if (holder == 0) {
     bal__node_map map;
-    if (bal__node_open(f->name, &map) != BAL_OK || bal__node_lock(map.shm) != BAL_OK) _exit(1);
+    if (bal__node_open(f->name, &map) != BAL_OK || bal__node_lock(&map) != BAL_OK) _exit(1);
     map.shm->holder[3] = 77; /* half an operation: a holder that is no slot */
     if (write(ready[1], "x", 1) != 1) _exit(1);
     pause();
@@ -263,7 +263,7 @@ static void reused_pid_is_not_alive(void **state) {
   assert_int_equal(bal_node_manager_list(f->m, NULL, 0), 1);
   bal__node_map map;
   assert_int_equal(bal__node_open(f->name, &map), BAL_OK);
-  assert_int_equal(bal__node_lock(map.shm), BAL_OK);
+  assert_int_equal(bal__node_lock(&map), BAL_OK);
   int32_t i = bal__node_find_pid(map.shm, a.pid);
   assert_true(i >= 0);
   map.shm->slot[i].start += 1;

@@ -3,6 +3,7 @@
  * then bad input, which must change nothing, and set with and without
  * waiting for the process to apply the mask. */
 #include <fcntl.h>
+#include <float.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -215,6 +216,19 @@ static void set_and_wait(void **state) {
   assert_int_equal(bal_node_manager_set(f->m, a.pid, &m, 0.05), BAL_ETIMEDOUT);
   ASSERT_MASK(f->m, a.pid, "0-5");
   assert_polls(&a, "0-5");
+  /* timeouts past what int64 nanoseconds hold wait (without limit), they
+   * do not overflow into an immediate BAL_ETIMEDOUT */
+  const double huge[] = {9.3e9, 1e10, 1e300, DBL_MAX};
+  for (size_t k = 0; k < sizeof huge / sizeof *huge; k++) {
+    assert_int_equal(bal_node_mask_parse(k % 2 ? "0-5" : "0-4", &m), BAL_OK);
+    node_child_send(&a, 'w');
+    assert_int_equal(bal_node_manager_set(f->m, a.pid, &m, huge[k]), BAL_OK);
+    assert_int_equal(node_child_reply(&a, got), BAL_OK);
+    assert_string_equal(got, k % 2 ? "0-5" : "0-4");
+  }
+  assert_int_equal(bal_node_mask_parse("0-5", &m), BAL_OK);
+  assert_int_equal(bal_node_manager_set(f->m, a.pid, &m, 0), BAL_OK);
+  assert_polls(&a, "0-5");
   /* the freed CPUs 6-15 go to the next process that attaches */
   node_child b;
   start(f, &b, 2, 1, NULL, "6-15");
@@ -344,8 +358,11 @@ static void names_from_the_environment(void **state) {
   assert_int_equal(info.job, 4242);
   assert_int_equal(info.pid, getpid());
   assert_int_equal(bal_node_detach(p), BAL_OK);
-  assert_int_equal(setenv("SLURM_JOB_ID", "42x", 1), 0);
-  assert_int_equal(bal_node_attach(&cfg, &p), BAL_EINVAL);
+  const char *bad_ids[] = {"42x", "", " 42", "042", "+42", "\t42", "-1", "99999999999999999999"};
+  for (size_t k = 0; k < sizeof bad_ids / sizeof *bad_ids; k++) {
+    assert_int_equal(setenv("SLURM_JOB_ID", bad_ids[k], 1), 0);
+    assert_int_equal(bal_node_attach(&cfg, &p), BAL_EINVAL);
+  }
   assert_int_equal(unsetenv("SLURM_JOB_ID"), 0);
   assert_int_equal(bal_node_attach(&cfg, &p), BAL_OK);
   assert_int_equal(bal_node_manager_list(m, &info, 1), 1);
@@ -354,6 +371,17 @@ static void names_from_the_environment(void **state) {
   bal_node_manager_close(m);
   assert_int_equal(unsetenv(BAL_NODE_REGISTRY_ENV), 0);
   assert_int_equal(bal_node_manager_open(NULL, &m), BAL_EINVAL); /* no name at all */
+  /* control characters garble every message that names the registry */
+  const char *bad_names[] = {"a\nb", "a\tb", "\x1b[31mred", "a\x7f", "/\x01"};
+  bal_node_registry_config rc;
+  bal_node_registry_config_init(&rc);
+  rc.virtual_cpus = 2;
+  for (size_t k = 0; k < sizeof bad_names / sizeof *bad_names; k++) {
+    assert_int_equal(bal_node_manager_open(bad_names[k], &m), BAL_EINVAL);
+    assert_int_equal(bal_node_registry_destroy(bad_names[k]), BAL_EINVAL);
+    rc.name = bad_names[k];
+    assert_int_equal(bal_node_registry_create(&rc), BAL_EINVAL);
+  }
 }
 
 static void masks_parse_and_format(void **state) {

@@ -152,6 +152,58 @@ static char *help_text(void) {
   return buf;
 }
 
+/* The operand hook: positionals in order, "--" ends the flags (then even
+ * "-1" is a positional), and unknown flags before it are errors. */
+typedef struct operands {
+  const char *got[4];
+  int n;
+} operands;
+
+static bool take_operand(const char *arg, void *ctx) {
+  operands *o = ctx;
+  if (o->n == 4) return false;
+  o->got[o->n++] = arg;
+  return true;
+}
+
+static int parse_operands(operands *o, int argc, const char **argv) {
+  *o = (operands){0};
+  bool json = false;
+  const cli_flag flags[] = {CLI_BOOL("--json", &json, "JSON"), CLI_END};
+  const cli_program prog = {.name = "prog", .usage = "prog [--json] A B", .flags = flags,
+                            .operand = take_operand, .operand_ctx = o};
+  return cli_parse(&prog, argc, (char **)argv);
+}
+
+static void test_operands(void **state) {
+  (void)state;
+  operands o;
+  const char *after[] = {"prog", "--json", "a", "--", "-1", "--json"};
+  assert_int_equal(parse_operands(&o, 6, after), CLI_CONTINUE);
+  assert_int_equal(o.n, 3);
+  assert_string_equal(o.got[0], "a");
+  assert_string_equal(o.got[1], "-1");
+  assert_string_equal(o.got[2], "--json");
+  const char *before[] = {"prog", "-1"};
+  assert_int_equal(parse_operands(&o, 2, before), 2); /* unknown flag */
+  assert_int_equal(o.n, 0);
+  const char *dash[] = {"prog", "-"};
+  assert_int_equal(parse_operands(&o, 2, dash), CLI_CONTINUE);
+  assert_string_equal(o.got[0], "-");
+}
+
+static void test_quote(void **state) {
+  (void)state;
+  char b[64];
+  assert_string_equal(cli_quote("plain name", b, sizeof b), "plain name");
+  assert_string_equal(cli_quote("a\nb\tc", b, sizeof b), "a\\nb\\tc");
+  assert_string_equal(cli_quote("\x1b[31m\x7f", b, sizeof b), "\\x1b[31m\\x7f");
+  assert_string_equal(cli_quote("caf\xc3\xa9", b, sizeof b), "caf\xc3\xa9"); /* UTF-8 kept */
+  char small[8];
+  assert_string_equal(cli_quote("abcdefghij", small, sizeof small), "abcd...");
+  assert_string_equal(cli_quote("ab\n\n\n", small, sizeof small), "ab\\n...");
+}
+
 static void test_help_layout(void **state) {
   (void)state;
   char *h = help_text();
@@ -374,6 +426,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_int_text),         cmocka_unit_test(test_uint_and_double_text),
       cmocka_unit_test(test_parse),            cmocka_unit_test(test_help_layout),
+      cmocka_unit_test(test_operands),         cmocka_unit_test(test_quote),
       cmocka_unit_test(test_json),             cmocka_unit_test(test_json_doubles_round_trip),
       cmocka_unit_test(test_json_failure_prints_nothing),
       cmocka_unit_test(test_json_out_of_memory),

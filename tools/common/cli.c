@@ -159,6 +159,27 @@ void cli_output_failed(const char *what) {
   register_exit();
 }
 
+const char *cli_quote(const char *s, char *buf, size_t len) {
+  size_t k = 0;
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    char esc[5];
+    if (c == '\n') snprintf(esc, sizeof esc, "\\n");
+    else if (c == '\t') snprintf(esc, sizeof esc, "\\t");
+    else if (c < 0x20 || c == 0x7f) snprintf(esc, sizeof esc, "\\x%02x", c);
+    else esc[0] = (char)c, esc[1] = '\0';
+    size_t n = strlen(esc);
+    if (k + n + 4 > len) { /* room for "..." and the terminator */
+      memcpy(buf + k, "...", 4);
+      return buf;
+    }
+    memcpy(buf + k, esc, n);
+    k += n;
+  }
+  buf[k] = '\0';
+  return buf;
+}
+
 int cli_parse(const cli_program *p, int argc, char **argv) {
   register_exit();
   exit_prog = p->name;
@@ -182,7 +203,9 @@ int cli_parse(const cli_program *p, int argc, char **argv) {
       continue;
     }
     if (flags_done || a[0] != '-' || a[1] == '\0') { /* "-" alone: a positional (stdin) */
-      if (p->other) {
+      if (p->operand) {
+        if (!p->operand(a, p->operand_ctx)) return 2;
+      } else if (p->other) {
         if (!p->other(a, p->other_ctx)) return 2;
       } else if (p->positional_dest && !*p->positional_dest) {
         *p->positional_dest = a;

@@ -107,7 +107,21 @@ typedef struct cli_program {
    * after printing an error. */
   bool (*other)(const char *arg, void *ctx);
   void *other_ctx;
+  /* If set, called for every positional argument instead (with
+   * operand_ctx): one that does not start with '-' ("-" alone included),
+   * and every one after "--", "-1" included, as "--" ends the flags.
+   * `other` then receives only unknown flags; without it they are errors.
+   * Returns false after printing an error. */
+  bool (*operand)(const char *arg, void *ctx);
+  void *operand_ctx;
 } cli_program;
+
+/* s with control characters (bytes below 0x20, and 0x7f) written as C
+ * escapes (\n, \t, \x1b), for messages that echo what the user gave: a
+ * name holding a newline must not split a one-line error, nor an escape
+ * sequence reach the terminal. Cut with "..." to fit buf (len >= 4).
+ * Returns buf. */
+const char *cli_quote(const char *s, char *buf, size_t len);
 
 /* Read argv against p->flags. Returns CLI_CONTINUE when the program should
  * run, 0 after printing --help or --version (to stdout), or 2 after

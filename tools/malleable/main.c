@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 #include "common/json.h"
 #include "common/output.h"
 #include "core/clock.h"
+#include "record.h"
 
 #define PROG "ballast-malleable"
 
@@ -37,6 +39,7 @@ static const char *const work_names[] = {"spin", "sleep", NULL};
 
 typedef struct opts {
   const char *registry;
+  const char *registry_src; /* "--registry", or the variable it came from */
   bool unattached;
   int64_t job, ranks;
   bal_node_mask cpus;
@@ -53,14 +56,6 @@ typedef struct opts {
   const char *csv;
   bool json;
 } opts;
-
-/* One iteration as reported. */
-typedef struct sample {
-  double t_s;    /* its end, from the start of the first */
-  double time_s; /* its duration */
-  int active;    /* bal_pool_active() after it */
-  int used;      /* workers that ran at least one of its items */
-} sample;
 
 /* Per-worker item counts, one cache line each: each worker writes only
  * its own, so no atomics are needed and no line bounces. */
@@ -169,7 +164,8 @@ static int parse(opts *o, int argc, char **argv) {
                "write one row per iteration: iteration, t_s, time_s,\nactive, workers_used, "
                "items_per_s"),
       CLI_BOOL("--json", &o->json, "print one JSON object echoing every parameter, with\n"
-                                    "every iteration"),
+                                    "every iteration (past 65,536 of them, in windows of\n"
+                                    "2, 4, ... merged iterations: bounded memory)"),
       CLI_END};
   const cli_program prog = {
       .name = PROG,
@@ -200,17 +196,20 @@ static int check_registry(const opts *o) {
   int rc = bal_node_manager_open(o->registry, &m);
   switch (rc) {
   case BAL_OK: break;
-  case BAL_EINVAL:
+  case BAL_EINVAL: {
+    char q[4 * BAL_NODE_NAME_MAX + 8];
     return cli_usage_error(PROG,
-                           "--registry: '%s' is not a registry name (one word, an optional "
-                           "leading '/', under %d bytes)",
-                           o->registry, BAL_NODE_NAME_MAX - 1);
+                           "%s: '%s' is not a registry name (one word, an optional "
+                           "leading '/', under %d bytes, no control characters)",
+                           o->registry_src, cli_quote(o->registry, q, sizeof q),
+                           BAL_NODE_NAME_MAX - 1);
+  }
   case BAL_ENOTFOUND:
-    fprintf(stderr, "%s: --registry: no registry '%s' (create it with 'ballast node init')\n",
-            PROG, o->registry);
+    fprintf(stderr, "%s: %s: no registry '%s' (create it with 'ballast node init')\n",
+            PROG, o->registry_src, o->registry);
     return 1;
   default:
-    fprintf(stderr, "%s: --registry: '%s': %s\n", PROG, o->registry, bal_strerror(rc));
+    fprintf(stderr, "%s: %s: '%s': %s\n", PROG, o->registry_src, o->registry, bal_strerror(rc));
     return 1;
   }
   int64_t ncpus = 0;
@@ -226,6 +225,25 @@ static int check_registry(const opts *o) {
   return 0;
 }
 
+/* The library says why it refused through its log (ballast/log.h; it
+ * never prints): the last error names what "invalid argument" alone does
+ * not (BALLAST_NUM_THREADS, BALLAST_BIND, SLURM_JOB_ID), and warnings
+ * (BALLAST_NODE ignored, this process removed from the registry, the
+ * registry gone bad) are printed as they come, from any thread. */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static char lib_error[512];
+
+static void on_log(bal_log_level level, const char *module, const char *msg, void *user) {
+  (void)module, (void)user;
+  if ((int)level == BAL_LOG_ERROR) {
+    pthread_mutex_lock(&log_lock);
+    snprintf(lib_error, sizeof lib_error, "%s", msg);
+    pthread_mutex_unlock(&log_lock);
+  } else {
+    fprintf(stderr, "%s: warning: %s\n", PROG, msg);
+  }
+}
+
 /* Create the pool, attached when a registry is named; 0 or exit status. */
 static int make_pool(opts *o, bal_pool **pool) {
   bal_pool_config pc;
@@ -233,7 +251,9 @@ static int make_pool(opts *o, bal_pool **pool) {
   pc.nthreads = (int)o->threads;
   bal_node_attach_config ac;
   bal_node_attach_config_init(&ac);
-  if (!o->registry && !o->unattached) o->registry = getenv(BAL_NODE_REGISTRY_ENV);
+  o->registry_src = "--registry";
+  if (!o->registry && !o->unattached && (o->registry = getenv(BAL_NODE_REGISTRY_ENV)))
+    o->registry_src = "$" BAL_NODE_REGISTRY_ENV;
   if (o->registry && !*o->registry) o->registry = NULL;
   if (o->unattached) {
     unsetenv("BALLAST_NODE"); /* a baseline: not attached by the environment either */
@@ -251,23 +271,25 @@ static int make_pool(opts *o, bal_pool **pool) {
     int code = check_registry(o);
     if (code) return code;
   }
+  bal_log_set_callback(on_log, BAL_LOG_WARN, NULL);
   int rc = bal_pool_create_with(&pc, pool);
   if (rc == BAL_OK) return 0;
   if (rc == BAL_EBUSY)
     fprintf(stderr,
-            "%s: --registry: cannot attach to '%s': %s (no free CPU%s, or this process or "
+            "%s: %s: cannot attach to '%s': %s (no free CPU%s, or this process or "
             "the registry is full)\n",
-            PROG, o->registry, bal_strerror(rc), o->cpus_given ? " among --cpus" : "");
+            PROG, o->registry_src, o->registry, bal_strerror(rc), o->cpus_given ? " among --cpus" : "");
   else if (pc.node)
-    fprintf(stderr, "%s: --registry: cannot attach to '%s': %s\n", PROG, o->registry,
-            bal_strerror(rc));
+    fprintf(stderr, "%s: %s: cannot attach to '%s': %s\n", PROG, o->registry_src, o->registry,
+            lib_error[0] ? lib_error : bal_strerror(rc));
   else
-    fprintf(stderr, "%s: cannot create the pool: %s\n", PROG, bal_strerror(rc));
+    fprintf(stderr, "%s: cannot create the pool: %s\n", PROG,
+            lib_error[0] ? lib_error : bal_strerror(rc));
   return 1;
 }
 
-static void print_json(const opts *o, int capacity, double start_s, const sample *s,
-                       int64_t n, const char *stopped_by) {
+static void print_json(const opts *o, int capacity, double start_s, const record *r,
+                       const char *stopped_by) {
   json_writer j;
   json_init(&j, stdout);
   json_object_begin(&j, NULL);
@@ -295,41 +317,25 @@ static void print_json(const opts *o, int capacity, double start_s, const sample
   json_int(&j, "capacity", capacity);
   json_double(&j, "start_clock_s", start_s);
   json_string(&j, "stopped_by", stopped_by);
-  json_int(&j, "iterations_run", n);
-  json_double(&j, "elapsed_s", n ? s[n - 1].t_s : 0.0);
+  json_int(&j, "iterations_run", r->n);
+  json_double(&j, "elapsed_s", r->last_t_s);
+  json_int(&j, "per_iteration_window", r->window);
   json_array_begin(&j, "per_iteration");
-  for (int64_t i = 0; i < n; i++) {
+  for (int64_t i = 0; i < r->ne; i++) {
+    const rec_entry *e = &r->e[i];
     json_object_begin(&j, NULL);
-    json_double(&j, "t_s", s[i].t_s);
-    json_double(&j, "time_s", s[i].time_s);
-    json_int(&j, "active", s[i].active);
-    json_int(&j, "workers_used", s[i].used);
-    json_double(&j, "items_per_s", (double)o->items / s[i].time_s);
+    json_int(&j, "iteration", e->first);
+    json_int(&j, "iterations", e->count);
+    json_double(&j, "t_s", e->t_s);
+    json_double(&j, "time_s", e->time_s / (double)e->count);
+    json_int(&j, "active", e->active);
+    json_int(&j, "workers_used", e->used);
+    json_double(&j, "items_per_s", (double)o->items * (double)e->count / e->time_s);
     json_object_end(&j);
   }
   json_array_end(&j);
   json_object_end(&j);
   if (!json_finish(&j)) cli_output_failed("--json");
-}
-
-/* Items per second over iterations [first, end), leaving out the first
- * (the one in which the change landed, or the warm-up) when there are
- * others. */
-static double phase_rate(const sample *s, int64_t first, int64_t end, int64_t items) {
-  if (end - first > 1) first++;
-  double t = 0;
-  for (int64_t i = first; i < end; i++) t += s[i].time_s;
-  return t > 0 ? (double)items * (double)(end - first) / t : 0.0;
-}
-
-static bool write_csv(const opts *o, const sample *s, int64_t n) {
-  out_file out;
-  if (!out_open(&out, PROG, "--csv", o->csv)) return false;
-  fprintf(out.f, "iteration,t_s,time_s,active,workers_used,items_per_s\n");
-  for (int64_t i = 0; i < n; i++)
-    fprintf(out.f, "%" PRId64 ",%.6f,%.6f,%d,%d,%.1f\n", i, s[i].t_s, s[i].time_s, s[i].active,
-            s[i].used, (double)o->items / s[i].time_s);
-  return out_commit(&out);
 }
 
 int main(int argc, char **argv) {
@@ -344,10 +350,14 @@ int main(int argc, char **argv) {
   body_ctx ctx = {.work = (enum work_kind)o.work, .item_ns = (int64_t)llround(o.item_us * 1e3)};
   if (ctx.item_ns < 1) ctx.item_ns = 1;
   ctx.count = calloc((size_t)cap, sizeof *ctx.count);
-  int64_t room = 1024;
-  sample *s = malloc(sizeof *s * (size_t)room);
-  if (!ctx.count || !s) {
+  if (!ctx.count) {
     fprintf(stderr, "%s: out of memory\n", PROG);
+    bal_pool_destroy(pool);
+    return 1;
+  }
+  record rec;
+  if (!rec_init(&rec, PROG, o.items, o.csv, o.json)) {
+    free(ctx.count);
     bal_pool_destroy(pool);
     return 1;
   }
@@ -368,13 +378,10 @@ int main(int argc, char **argv) {
     fflush(stdout);
   }
   int64_t start = bal__now_ns();
-  int64_t n = 0;
-  int last_active = -1;
-  int64_t phase = 0; /* first iteration with the current active count */
   const char *stopped_by = "iterations";
   for (;;) {
     if (o.iterations_given || !o.seconds_given) {
-      if (n >= o.iterations) break;
+      if (rec.n >= o.iterations) break;
     }
     if (stop_signal) {
       stopped_by = "signal";
@@ -388,52 +395,46 @@ int main(int argc, char **argv) {
       fprintf(stderr, "%s: bal_for: %s\n", PROG, bal_strerror(rc));
       break;
     }
-    if (n == room) {
-      sample *t = realloc(s, sizeof *s * (size_t)(room *= 2));
-      if (!t) {
-        fprintf(stderr, "%s: out of memory after %" PRId64 " iterations\n", PROG, n);
-        rc = BAL_ENOMEM;
-        break;
-      }
-      s = t;
+    double t_s = (double)(t1 - start) * 1e-9, time_s = (double)(t1 - t0) * 1e-9;
+    int active = bal_pool_active(pool), used = 0, before = rec.last_active;
+    for (int w = 0; w < cap; w++) used += ctx.count[w].items > 0;
+    double before_rate = 0;
+    bool ok;
+    bool changed = rec_add(&rec, t_s, time_s, active, used, &before_rate, &ok);
+    if (!ok) {
+      rc = BAL_ENOMEM;
+      break;
     }
-    sample *x = &s[n++];
-    x->t_s = (double)(t1 - start) * 1e-9;
-    x->time_s = (double)(t1 - t0) * 1e-9;
-    x->active = bal_pool_active(pool);
-    x->used = 0;
-    for (int w = 0; w < cap; w++) x->used += ctx.count[w].items > 0;
-    if (!o.json && x->active != last_active) {
-      if (n == 1)
-        printf("t=%.3f s  iteration 0: %d workers active\n", x->t_s, x->active);
+    if (!o.json && changed) {
+      if (rec.n == 1)
+        printf("t=%.3f s  iteration 0: %d workers active\n", t_s, active);
       else
         printf("t=%.3f s  iteration %" PRId64 ": %d workers active (before: %d, %.0f items/s)\n",
-               x->t_s, n - 1, x->active, last_active, phase_rate(s, phase, n - 1, o.items));
+               t_s, rec.n - 1, active, before, before_rate);
       fflush(stdout);
-      phase = n - 1;
     }
-    last_active = x->active;
-    if (o.seconds_given && x->t_s >= o.seconds) {
+    if (o.seconds_given && t_s >= o.seconds) {
       stopped_by = "seconds";
       break;
     }
   }
   bal_pool_destroy(pool); /* detaches: the CPUs go back by the rule */
   int code = rc == BAL_OK ? 0 : 1;
-  if (code == 0 && o.csv && !write_csv(&o, s, n)) code = 1;
+  if (!rec_finish_csv(&rec, code == 0)) code = 1;
   if (code == 0) {
     if (o.json) {
-      print_json(&o, cap, (double)start * 1e-9, s, n, stopped_by);
+      print_json(&o, cap, (double)start * 1e-9, &rec, stopped_by);
     } else {
-      double items = (double)o.items * (double)n, el = n ? s[n - 1].t_s : 0.0;
+      int64_t n = rec.n;
+      double items = (double)o.items * (double)n, el = rec.last_t_s;
       if (n > 0)
-        printf("t=%.3f s  end: %d workers active (%.0f items/s)\n", el, last_active,
-               phase_rate(s, phase, n, o.items));
+        printf("t=%.3f s  end: %d workers active (%.0f items/s)\n", el, rec.last_active,
+               rec_phase_rate(&rec));
       printf("%s: %" PRId64 " iterations in %.3f s (%s), %.0f items/s on average\n", PROG, n, el,
              stopped_by, el > 0 ? items / el : 0.0);
     }
   }
-  free(s);
+  rec_free(&rec);
   free(ctx.count);
   return code;
 }

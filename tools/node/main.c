@@ -26,7 +26,7 @@ static const command commands[] = {
      "ballast node init --registry NAME (--cpus N | --real) [--sharing-factor F]\n"
      "                         [--group G] [--json]",
      "create a registry of N virtual CPUs or of this machine's CPUs", node_init},
-    {"destroy", C_DESTROY, "ballast node destroy [--registry NAME] [--json]",
+    {"destroy", C_DESTROY, "ballast node destroy [--registry NAME] [--force] [--json]",
      "remove a registry (attached processes keep their mapping)", node_destroy},
     {"list", C_LIST, "ballast node list [--registry NAME] [--json]",
      "processes, jobs, masks, who lent which CPUs, free CPUs", node_list},
@@ -90,6 +90,9 @@ static size_t all_flags(node_opts *o, node_flag *t) {
       {C_INIT, CLI_STRING("--group", "G", &o->group,
                           "mode 0660, owned by group G, for a manager serving\n"
                           "several users (default: mode 0600)")},
+      {C_DESTROY, CLI_BOOL("--force", &o->force,
+                           "remove whatever object of yours is under the name,\n"
+                           "a corrupted registry or another program's object")},
       {C_SET, CLI_DOUBLE("--wait", "S", &o->wait_s, 0, 86400,
                          "wait up to S seconds until the process has polled the\n"
                          "new mask (default 0: do not wait)")},
@@ -154,14 +157,10 @@ static int top_level(node_opts *o, char *arg) {
   return cli_parse(&prog, 2, args);
 }
 
-/* Positionals of set and remove (and, since cli_parse passes them here
- * too, unknown flags). */
+/* Positionals of set and remove: after "--" they may start with '-' (a
+ * PID "-1" is then refused as a PID, not as an unknown flag). */
 static bool positional(const char *arg, void *ctx) {
   node_opts *o = ctx;
-  if (arg[0] == '-' && arg[1]) {
-    cli_usage_error(NODE_PROG, "unknown flag '%s' (see --help)", arg);
-    return false;
-  }
   if (!strcmp(o->command, "run")) {
     cli_usage_error(NODE_PROG, "run: unexpected argument '%s' (write -- before CMD)", arg);
     return false;
@@ -179,8 +178,10 @@ static bool positional(const char *arg, void *ctx) {
 
 /* What the arguments alone show: required values and positionals. */
 static int check(node_opts *o) {
+  o->registry_src = "--registry";
   if (!o->registry) { /* a --registry given empty is a bad name, said when opening it */
     o->registry = getenv(BAL_NODE_REGISTRY_ENV);
+    o->registry_src = "$" BAL_NODE_REGISTRY_ENV;
     if (!o->registry || !*o->registry)
       return cli_usage_error(NODE_PROG, "--registry is required (or set %s)",
                              BAL_NODE_REGISTRY_ENV);
@@ -247,8 +248,8 @@ int main(int argc, char **argv) {
                             .usage = cmd->usage,
                             .description = cmd->summary,
                             .flags = t,
-                            .other = positional,
-                            .other_ctx = &o};
+                            .operand = positional,
+                            .operand_ctx = &o};
   int rc = cli_parse(&prog, nargs, argv + 1);
   if (rc == CLI_CONTINUE) rc = check(&o);
   return rc == CLI_CONTINUE ? cmd->fn(&o) : rc;

@@ -2,9 +2,13 @@
  * library's codes turned into messages that name the argument at fault.
  * Every refusal comes from a call that changes nothing when it refuses
  * (ballast/node.h), so a failed command leaves the registry as it was. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/cli.h"
 #include "common/json.h"
@@ -24,10 +28,43 @@ void node_json_begin(json_writer *j, const node_opts *o) {
 }
 
 static int name_error(const node_opts *o) {
+  char q[4 * BAL_NODE_NAME_MAX + 8];
   return cli_usage_error(NODE_PROG,
-                         "--registry: '%s' is not a registry name (one word, an optional "
-                         "leading '/', under %d bytes)",
-                         o->registry, BAL_NODE_NAME_MAX - 1);
+                         "%s: '%s' is not a registry name (one word, an optional "
+                         "leading '/', under %d bytes, no control characters)",
+                         o->registry_src, cli_quote(o->registry, q, sizeof q),
+                         BAL_NODE_NAME_MAX - 1);
+}
+
+/* Where the object of a (valid) registry name lives: glibc keeps POSIX
+ * shared-memory objects in /dev/shm on Linux. */
+static void object_path(const node_opts *o, char *buf, size_t len) {
+  snprintf(buf, len, "/dev/shm/%s", o->registry[0] == '/' ? o->registry + 1 : o->registry);
+}
+
+/* For an object under the name that is no registry: what it is, and the
+ * command that removes it. */
+static void say_not_a_registry(const node_opts *o) {
+  char path[BAL_NODE_NAME_MAX + 16], what[BAL_NODE_NAME_MAX + 128];
+  object_path(o, path, sizeof path);
+  struct stat st;
+  bool dir = false;
+  if (lstat(path, &st) != 0)
+    snprintf(what, sizeof what, "gone or unreadable (%s: %s)", path, strerror(errno));
+  else if (S_ISDIR(st.st_mode) && (dir = true))
+    snprintf(what, sizeof what, "a directory (%s)", path);
+  else if (S_ISLNK(st.st_mode))
+    snprintf(what, sizeof what, "a symbolic link (%s)", path);
+  else if (!S_ISREG(st.st_mode))
+    snprintf(what, sizeof what, "a special file (%s)", path);
+  else
+    snprintf(what, sizeof what,
+             "an object of %lld bytes that is not a registry of this Ballast (wrong size, "
+             "magic or version)",
+             (long long)st.st_size);
+  fprintf(stderr, "%s: %s: '%s' is %s; remove it with '%s %s'\n", NODE_PROG, o->registry_src,
+          o->registry, what, dir ? "rmdir" : "ballast node destroy --force --registry",
+          dir ? path : o->registry);
 }
 
 int node_open(const node_opts *o, bal_node_manager **m) {
@@ -36,19 +73,14 @@ int node_open(const node_opts *o, bal_node_manager **m) {
   case BAL_OK: return 0;
   case BAL_EINVAL: return name_error(o);
   case BAL_ENOTFOUND:
-    fprintf(stderr, "%s: --registry: no registry '%s' (create it with 'ballast node init')\n",
-            NODE_PROG, o->registry);
+    fprintf(stderr, "%s: %s: no registry '%s' (create it with 'ballast node init')\n",
+            NODE_PROG, o->registry_src, o->registry);
     return 1;
   case BAL_EPERM:
-    fprintf(stderr, "%s: --registry: '%s': permission denied (another user's registry)\n",
-            NODE_PROG, o->registry);
+    fprintf(stderr, "%s: %s: '%s': permission denied (another user's registry)\n",
+            NODE_PROG, o->registry_src, o->registry);
     return 1;
-  case BAL_EFORMAT:
-    fprintf(stderr,
-            "%s: --registry: '%s' is not a node registry of this Ballast (wrong magic, "
-            "version or size)\n",
-            NODE_PROG, o->registry);
-    return 1;
+  case BAL_EFORMAT: say_not_a_registry(o); return 1;
   default: return node_fail(o->registry, rc);
   }
 }
@@ -60,6 +92,7 @@ int node_init(const node_opts *o) {
   int rc = bal_node_manager_open(o->registry, &m);
   if (rc == BAL_EINVAL) return name_error(o);
   if (rc == BAL_OK) bal_node_manager_close(m);
+  bool foreign = rc == BAL_EFORMAT; /* something under the name, not a registry */
   bal_node_registry_config cfg;
   bal_node_registry_config_init(&cfg);
   cfg.name = o->registry;
@@ -70,14 +103,18 @@ int node_init(const node_opts *o) {
   switch (rc) {
   case BAL_OK: break;
   case BAL_EBUSY:
-    fprintf(stderr, "%s: --registry: '%s' exists already (remove it with 'ballast node destroy')\n",
-            NODE_PROG, o->registry);
+    if (foreign) {
+      say_not_a_registry(o);
+      return 1;
+    }
+    fprintf(stderr, "%s: %s: '%s' exists already (remove it with 'ballast node destroy')\n",
+            NODE_PROG, o->registry_src, o->registry);
     return 1;
   case BAL_ENOTFOUND:
     fprintf(stderr, "%s: --group: no group '%s'\n", NODE_PROG, o->group);
     return 1;
   case BAL_EPERM:
-    fprintf(stderr, "%s: --registry: cannot create '%s'%s%s: permission denied\n", NODE_PROG,
+    fprintf(stderr, "%s: %s: cannot create '%s'%s%s: permission denied\n", NODE_PROG, o->registry_src,
             o->registry, o->group ? " with --group " : "", o->group ? o->group : "");
     return 1;
   case BAL_EINVAL:
@@ -112,21 +149,59 @@ int node_init(const node_opts *o) {
   return 0;
 }
 
+/* destroy --force: whatever object of the user's is under the name, a
+ * corrupted registry or a foreign object, which plain destroy refuses.
+ * Only the owner's: /dev/shm is sticky, so unlinking another user's object
+ * would fail anyway, and saying whose it is is clearer. 0 to go on, or
+ * the exit status. */
+static int check_force(const node_opts *o) {
+  bal_node_manager *m;
+  int rc = bal_node_manager_open(o->registry, &m);
+  if (rc == BAL_EINVAL) return name_error(o);
+  if (rc == BAL_OK) bal_node_manager_close(m);
+  char path[BAL_NODE_NAME_MAX + 16];
+  object_path(o, path, sizeof path);
+  struct stat st;
+  if (lstat(path, &st) != 0) {
+    if (errno != ENOENT) {
+      fprintf(stderr, "%s: %s: %s: %s\n", NODE_PROG, o->registry_src, path, strerror(errno));
+      return 1;
+    }
+    fprintf(stderr, "%s: %s: no registry '%s'\n", NODE_PROG, o->registry_src, o->registry);
+    return 1;
+  }
+  if (st.st_uid != geteuid()) {
+    fprintf(stderr, "%s: --force: '%s' (%s) belongs to uid %ld, not to you: left alone\n",
+            NODE_PROG, o->registry, path, (long)st.st_uid);
+    return 1;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    say_not_a_registry(o);
+    return 1;
+  }
+  return 0;
+}
+
 int node_destroy(const node_opts *o) {
   /* Only a registry is removed: another program's shared-memory object of
-   * that name is refused (open checks magic, version and size). */
-  bal_node_manager *m;
-  int rc = node_open(o, &m);
-  if (rc) return rc;
-  int procs = bal_node_manager_list(m, NULL, 0);
-  bal_node_manager_close(m);
+   * that name is refused (open checks magic, version and size), unless
+   * --force. */
+  int procs = 0, rc;
+  if (o->force) {
+    if ((rc = check_force(o)) != 0) return rc;
+  } else {
+    bal_node_manager *m;
+    if ((rc = node_open(o, &m)) != 0) return rc;
+    procs = bal_node_manager_list(m, NULL, 0);
+    bal_node_manager_close(m);
+  }
   rc = bal_node_registry_destroy(o->registry);
   if (rc == BAL_ENOTFOUND) { /* destroyed by someone else meanwhile */
-    fprintf(stderr, "%s: --registry: no registry '%s'\n", NODE_PROG, o->registry);
+    fprintf(stderr, "%s: %s: no registry '%s'\n", NODE_PROG, o->registry_src, o->registry);
     return 1;
   }
   if (rc == BAL_EPERM) {
-    fprintf(stderr, "%s: --registry: '%s': permission denied\n", NODE_PROG, o->registry);
+    fprintf(stderr, "%s: %s: '%s': permission denied\n", NODE_PROG, o->registry_src, o->registry);
     return 1;
   }
   if (rc != BAL_OK) return node_fail(o->registry, rc);
@@ -134,10 +209,11 @@ int node_destroy(const node_opts *o) {
     json_writer j;
     node_json_begin(&j, o);
     json_int(&j, "processes", procs > 0 ? procs : 0);
+    json_bool(&j, "force", o->force);
     json_object_end(&j);
     if (!json_finish(&j)) cli_output_failed("--json");
   } else {
-    printf("removed registry '%s'", o->registry);
+    printf(o->force ? "removed '%s'" : "removed registry '%s'", o->registry);
     if (procs > 0)
       printf(" (%d process%s still registered: mapped until %s)", procs, procs == 1 ? "" : "es",
              procs == 1 ? "it ends" : "they end");

@@ -24,12 +24,15 @@
 typedef struct node_opts {
   const char *command;  /* "init", "list", ... */
   const char *registry; /* as given, or from $BALLAST_NODE_REGISTRY */
+  const char *registry_src; /* which of the two, for messages */
   bool json;
   /* init */
   int64_t cpus; /* virtual CPUs */
   bool cpus_given, real;
   double sharing_factor;
   const char *group;
+  /* destroy */
+  bool force;
   /* set */
   double wait_s;
   /* set, remove: positionals */

@@ -234,7 +234,12 @@ int node_run(const node_opts *o) {
   while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
   }
   rc = bal_node_manager_remove(m, pid);
-  if (rc != BAL_OK && rc != BAL_ENOTFOUND) /* ENOTFOUND: CMD detached, or a manager removed it */
+  if (rc == BAL_EFORMAT) /* truncated or overwritten while CMD ran: nothing to give back to */
+    fprintf(stderr,
+            "%s: run: registry '%s' went bad while CMD ran (truncated or overwritten); remove "
+            "it with 'ballast node destroy --force --registry %s'\n",
+            NODE_PROG, o->registry, o->registry);
+  else if (rc != BAL_OK && rc != BAL_ENOTFOUND) /* ENOTFOUND: CMD detached, or a manager removed it */
     fprintf(stderr, "%s: run: giving CMD's CPUs back: %s (the next manager call will)\n",
             NODE_PROG, bal_strerror(rc));
   int status = reap(pid);
