@@ -30,8 +30,9 @@
  * lines in a row, so that an endless stream of garbage ends.
  *
  * The file reader parses as it reads: a line it refuses ends the read
- * there, whatever follows (so `/dev/urandom` is refused at once, in either
- * mode), and the text is never held whole in memory.
+ * there, whatever follows, and the text is never held whole in memory. So
+ * an endless input ends: `/dev/urandom` is refused at its first job line
+ * in strict mode, after about a thousand lines in lenient mode.
  */
 #ifndef BALLAST_SWF_H
 #define BALLAST_SWF_H
