@@ -26,7 +26,13 @@
  * line was malformed is not a trace (a PNG, say), and the readers return
  * BAL_EFORMAT for it ("no valid job lines") rather than an empty trace. A
  * text with no job lines at all (only comments, or nothing) is a valid,
- * empty trace.
+ * empty trace. The file reader also stops at #BAL_SWF_MAX_BAD_RUN malformed
+ * lines in a row, so that an endless stream of garbage ends.
+ *
+ * The file reader parses as it reads: a line it refuses ends the read
+ * there, whatever follows, and the text is never held whole in memory. So
+ * an endless input ends: `/dev/urandom` is refused at its first job line
+ * in strict mode, after about a thousand lines in lenient mode.
  */
 #ifndef BALLAST_SWF_H
 #define BALLAST_SWF_H
@@ -98,6 +104,19 @@ typedef struct bal_swf_options {
  */
 #define BAL_SWF_MAX_LINE 65536
 
+/**
+ * Malformed job lines in a row at which lenient bal_swf_read_file() stops
+ * with BAL_EFORMAT ("1000 malformed lines in a row: not an SWF trace?") at
+ * the line that completed the run. Comment and blank lines between them
+ * neither count nor break the run (random bytes hold a few); only a valid
+ * job line does, even one a filter then drops. A stream of garbage that
+ * never ends (`/dev/urandom`) is thus refused after about 1000 lines, while
+ * logs with damaged lines here and there still read. bal_swf_read_mem()
+ * has no such limit: its input is finite, and its result is the same as
+ * before the limit existed.
+ */
+#define BAL_SWF_MAX_BAD_RUN 1000
+
 /** Where a parse failed (filled by the readers on BAL_EFORMAT). */
 typedef struct bal_swf_error {
   int64_t line;     /**< 1-based line number; 0 if not line-specific */
@@ -138,8 +157,10 @@ BAL_API int bal_swf_options_init(bal_swf_options *opt);
  *         malformed line — a field that is not a number, a number of more
  *         than 18 digits or of magnitude 9e17 or more ("too large"), not 18
  *         fields; either mode: a line longer than #BAL_SWF_MAX_LINE bytes;
- *         lenient mode: every job line malformed, err->line 0);
- *         BAL_ENOMEM.
+ *         lenient mode: #BAL_SWF_MAX_BAD_RUN malformed job lines in a row,
+ *         or every job line malformed, err->line 0); BAL_ENOMEM. Reading
+ *         stops at the first of these: a corrupt gzip stream after a
+ *         malformed line is BAL_EFORMAT at that line.
  * Thread-safety: safe (no shared state).
  */
 BAL_API int bal_swf_read_file(const char *path, const bal_swf_options *opt, bal_swf_trace **out,
@@ -147,7 +168,8 @@ BAL_API int bal_swf_read_file(const char *path, const bal_swf_options *opt, bal_
 
 /**
  * Read a trace from memory (uncompressed SWF text of len bytes; need not be
- * NUL-terminated). Same options, results and errors as bal_swf_read_file().
+ * NUL-terminated). Same options, results and errors as bal_swf_read_file(),
+ * except that lenient mode has no #BAL_SWF_MAX_BAD_RUN limit.
  * Thread-safety: safe (reads only buf and opt; writes only *out and *err).
  */
 BAL_API int bal_swf_read_mem(const char *buf, size_t len, const bal_swf_options *opt,

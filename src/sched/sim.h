@@ -22,7 +22,9 @@
  *  malleable.c  one malleable start (predict, pick mates, start as guest),
  *               for sd and its variants
  *  policy.c     the registry of policies; fcfs.c, easy.c, sd.c the policies
- *  swf_parse.c, swf_read.c   the SWF reader (swf_internal.h)
+ *  swf_parse.c  the SWF parser, fed the text in pieces (swf_internal.h)
+ *  swf_read.c   the readers: a file parsed a chunk at a time as it is
+ *               read, memory in one piece
  *  swf_scale.c  bal_swf_scale(): a trace window on a smaller, faster
  *               machine (replays and their simulation)
  *

@@ -85,12 +85,7 @@ static void parse_comment(const char *p, const char *end, bal_swf_header *h) {
 #undef KEY
 }
 
-typedef struct grow {
-  bal_swf_job *jobs;
-  size_t n, cap;
-} grow;
-
-static int push(grow *g, const bal_swf_job *j) {
+static int push(bal__sched_swf_jobs *g, const bal_swf_job *j) {
   if (g->n == g->cap) {
     size_t cap = g->cap ? g->cap * 2 : 4096;
     bal_swf_job *nj = realloc(g->jobs, cap * sizeof *nj);
@@ -116,7 +111,12 @@ static int parse_fields(const char *p, const char *end, int64_t f[SWF_FIELDS], i
     if (nrc != NUM_OK) {
       char tok[32];
       size_t len = (size_t)(p - t) < sizeof tok - 1 ? (size_t)(p - t) : sizeof tok - 1;
-      memcpy(tok, t, len);
+      /* bytes a terminal would act on (escapes, NUL) are shown as '?':
+       * the message quotes whatever the file holds, binary included */
+      for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)t[i];
+        tok[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+      }
       tok[len] = '\0';
       return fail(err, line,
                   nrc == NUM_TOO_LARGE ? "'%s' is too large (field %d)"
@@ -190,7 +190,7 @@ static int cmp_key(const void *a, const void *b) {
 
 /* Sort by submit time, then job number, then file order (qsort is not
  * stable, and logs do repeat job numbers). */
-static int sort_jobs(grow *g) {
+static int sort_jobs(bal__sched_swf_jobs *g) {
   sort_key *k = malloc(g->n * sizeof *k);
   bal_swf_job *out = malloc(g->n * sizeof *out);
   if (!k || !out) {
@@ -208,71 +208,96 @@ static int sort_jobs(grow *g) {
   return BAL_OK;
 }
 
-int bal__sched_swf_parse(const char *buf, size_t len, const bal_swf_options *opt, bal_swf_trace *t,
-                   bal_swf_error *err) {
-  grow g = {0};
-  bal_swf_stats *st = &t->stats;
-  bal_swf_header *h = &t->header;
-  h->max_nodes = h->max_procs = h->unix_start_time = -1;
-  const char *p = buf, *end = buf + len;
-  int64_t line = 0;
-  bool sorted = true;
-  int rc_sort;
-  int64_t last_submit = INT64_MIN, last_id = INT64_MIN;
-  while (p < end) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    const char *le = nl ? nl : end;
-    line++;
-    if ((size_t)(le - p) > BAL_SWF_MAX_LINE) { /* as the file reader refuses it (swf_read.c) */
-      free(g.jobs);
-      return fail(err, line, "line longer than %s%d bytes", "", BAL_SWF_MAX_LINE);
-    }
-    const char *s = p;
-    p = nl ? nl + 1 : end;
-    while (s < le && is_space(*s)) s++;
-    if (s == le) continue;
-    if (*s == ';') {
-      parse_comment(s, le, h);
-      continue;
-    }
-    int64_t f[SWF_FIELDS];
-    int rc = parse_fields(s, le, f, line, err);
-    if (rc != BAL_OK) {
-      if (opt->lenient) {
-        st->malformed_skipped++;
-        continue;
-      }
-      free(g.jobs);
-      return rc;
-    }
-    st->records++;
-    bal_swf_job j;
-    if (!accept(f, opt, st, &j)) continue;
-    if (j.submit < last_submit) st->out_of_order++;
-    if (j.submit < last_submit || (j.submit == last_submit && j.id < last_id)) sorted = false;
-    last_submit = j.submit;
-    last_id = j.id;
-    if ((rc = push(&g, &j)) != BAL_OK) {
-      free(g.jobs);
-      return rc;
-    }
+void bal__sched_swf_begin(bal__sched_swf_parser *p, const bal_swf_options *opt,
+                          bal_swf_trace *t, bal_swf_error *err) {
+  memset(p, 0, sizeof *p);
+  p->opt = opt;
+  p->t = t;
+  p->err = err;
+  p->sorted = true;
+  p->last_submit = p->last_id = INT64_MIN;
+  t->header.max_nodes = t->header.max_procs = t->header.unix_start_time = -1;
+}
+
+/* One line [s, le) without its newline, already counted in p->line. */
+static int parse_line(bal__sched_swf_parser *p, const char *s, const char *le) {
+  if ((size_t)(le - s) > BAL_SWF_MAX_LINE)
+    return fail(p->err, p->line, "line longer than %s%d bytes", "", BAL_SWF_MAX_LINE);
+  while (s < le && is_space(*s)) s++;
+  if (s == le) return BAL_OK;
+  if (*s == ';') {
+    parse_comment(s, le, &p->t->header);
+    return BAL_OK;
   }
-  st->lines = line;
+  bal_swf_stats *st = &p->t->stats;
+  int64_t f[SWF_FIELDS];
+  int rc = parse_fields(s, le, f, p->line, p->err);
+  if (rc != BAL_OK) {
+    if (!p->opt->lenient) return rc;
+    st->malformed_skipped++;
+    /* comments and blank lines neither count nor break a run: random bytes
+     * hold a few of them, and must still stop the read */
+    if (p->max_bad_run > 0 && ++p->bad_run >= p->max_bad_run)
+      return fail(p->err, p->line, "%s%d malformed lines in a row: not an SWF trace?", "",
+                  (int)p->max_bad_run);
+    return BAL_OK;
+  }
+  p->bad_run = 0;
+  st->records++;
+  bal_swf_job j;
+  if (!accept(f, p->opt, st, &j)) return BAL_OK;
+  if (j.submit < p->last_submit) st->out_of_order++;
+  if (j.submit < p->last_submit || (j.submit == p->last_submit && j.id < p->last_id))
+    p->sorted = false;
+  p->last_submit = j.submit;
+  p->last_id = j.id;
+  return push(&p->g, &j);
+}
+
+int bal__sched_swf_feed(bal__sched_swf_parser *p, const char *buf, size_t len, bool last,
+                        size_t *used) {
+  const char *s = buf, *end = buf + len;
+  while (s < end) {
+    const char *nl = memchr(s, '\n', (size_t)(end - s));
+    if (!nl && !last) {
+      /* an unfinished line waits for more text, unless it is already too long */
+      if ((size_t)(end - s) > BAL_SWF_MAX_LINE)
+        return fail(p->err, p->line + 1, "line longer than %s%d bytes", "", BAL_SWF_MAX_LINE);
+      break;
+    }
+    const char *le = nl ? nl : end;
+    p->line++;
+    int rc = parse_line(p, s, le);
+    if (rc != BAL_OK) return rc;
+    s = nl ? nl + 1 : end;
+  }
+  *used = (size_t)(s - buf);
+  return BAL_OK;
+}
+
+int bal__sched_swf_finish(bal__sched_swf_parser *p) {
+  bal_swf_stats *st = &p->t->stats;
+  st->lines = p->line;
   /* Lenient mode skipped every job line: this was not SWF at all. */
   if (st->records == 0 && st->malformed_skipped > 0) {
-    free(g.jobs);
-    if (err) {
-      err->line = 0;
-      snprintf(err->message, sizeof err->message, "no valid job lines (%lld malformed skipped)",
-               (long long)st->malformed_skipped);
+    if (p->err) {
+      p->err->line = 0;
+      snprintf(p->err->message, sizeof p->err->message,
+               "no valid job lines (%lld malformed skipped)", (long long)st->malformed_skipped);
     }
     return BAL_EFORMAT;
   }
-  if (!sorted && (rc_sort = sort_jobs(&g)) != BAL_OK) {
-    free(g.jobs);
-    return rc_sort;
-  }
-  t->jobs = g.jobs;
-  t->njobs = (int64_t)g.n;
+  int rc;
+  if (!p->sorted && (rc = sort_jobs(&p->g)) != BAL_OK) return rc;
+  p->t->jobs = p->g.jobs;
+  p->t->njobs = (int64_t)p->g.n;
+  p->g.jobs = NULL; /* the trace owns them now */
+  p->g.n = p->g.cap = 0;
   return BAL_OK;
+}
+
+void bal__sched_swf_abandon(bal__sched_swf_parser *p) {
+  free(p->g.jobs);
+  p->g.jobs = NULL;
+  p->g.n = p->g.cap = 0;
 }

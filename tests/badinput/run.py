@@ -19,6 +19,7 @@ Prints one line per failure and closes with "N passed, M failed".
 import argparse
 import gzip
 import os
+import random
 import re
 import shlex
 import shutil
@@ -52,6 +53,9 @@ def make_fixtures(d):
     write("comments.swf", "; MaxNodes: 8\n; MaxProcs: 8\n; nothing else\n")
     write("garbage.swf", bytes(range(256)) * 8, "wb")
     write("image.png", b"\x89PNG\r\n\x1a\n" + bytes(200), "wb")
+    # 2 MB of bytes that look random (as /dev/urandom), gzip'd
+    with gzip.open(os.path.join(d, "garbage.swf.gz"), "wb") as f:
+        f.write(random.Random(26).randbytes(2 << 20))
     write("nan.swf", "; MaxNodes: 8\n; MaxProcs: 8\n1 0 0 nan 2 -1 -1 2 200 -1 1 1 1 -1 1 1 -1 -1\n")
     write("huge.swf", "; MaxNodes: 8\n; MaxProcs: 8\n1 0 0 1234567890123456789 2 -1 -1 2 200 -1 1 1 1 -1 1 1 -1 -1\n")
     # 18 digits, still 9e17 or more: "too large" as 9e17 is (swf.h)

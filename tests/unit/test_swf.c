@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <ballast/ballast.h>
 
@@ -385,6 +386,185 @@ static void files_plain_and_gzip(void **state) {
   remove(path);
 }
 
+/* A temporary file holding len bytes of data, gzip-compressed when gz. */
+static void write_temp(char path[], const char *data, size_t len, bool gz) {
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  if (gz) {
+    gzFile f = gzdopen(fd, "wb");
+    assert_non_null(f);
+    assert_int_equal(gzwrite(f, data, (unsigned)len), (int)len);
+    assert_int_equal(gzclose(f), Z_OK);
+  } else {
+    assert_int_equal(write(fd, data, len), (ssize_t)len);
+    close(fd);
+  }
+}
+
+/* Text grown by appending, for the tests' large inputs. */
+typedef struct text {
+  char *s;
+  size_t n, cap;
+} text;
+
+static void add(text *t, const char *s) {
+  size_t l = strlen(s);
+  if (t->n + l + 1 > t->cap) {
+    t->cap = (t->n + l + 1) * 2;
+    t->s = realloc(t->s, t->cap);
+    assert_non_null(t->s);
+  }
+  memcpy(t->s + t->n, s, l + 1);
+  t->n += l;
+}
+
+/* The file reader parses a chunk at a time: lines that straddle its chunks
+ * (1 MiB) read as the memory reader reads them, plain and gzip'd, and a bad
+ * line past the first chunk is named by its number. */
+static void files_are_parsed_as_read(void **state) {
+  (void)state;
+  text tx = {0};
+  add(&tx, "; MaxNodes: 8\n; MaxProcs: 8\n");
+  char line[160];
+  for (int i = 1; i <= 40000; i++) { /* about 2 MB, lines of varying length */
+    snprintf(line, sizeof line, "%d %d -1 %d 1 -1 -1 1 %d -1 1 %d 1 -1 1 1 -1 -1\n%s", i,
+             (i * 7919) % 100000, i % 977, i % 977 + i % 13, i % 50, i % 11 ? "" : "; c\n\n");
+    add(&tx, line);
+  }
+  bal_swf_trace *m = parse(tx.s, NULL);
+  assert_int_equal(m->njobs, 40000);
+  for (int gz = 0; gz <= 1; gz++) {
+    char path[] = "/tmp/ballast_swf_XXXXXX";
+    write_temp(path, tx.s, tx.n, gz);
+    bal_swf_trace *f = NULL;
+    bal_swf_error err;
+    assert_int_equal(bal_swf_read_file(path, NULL, &f, &err), BAL_OK);
+    remove(path);
+    assert_int_equal(f->njobs, m->njobs);
+    assert_memory_equal(&f->stats, &m->stats, sizeof f->stats);
+    assert_memory_equal(&f->header, &m->header, sizeof f->header);
+    for (int64_t i = 0; i < f->njobs; i++) {
+      assert_int_equal(f->jobs[i].id, m->jobs[i].id);
+      assert_int_equal(f->jobs[i].submit, m->jobs[i].submit);
+      assert_int_equal(f->jobs[i].runtime, m->jobs[i].runtime);
+      assert_int_equal(f->jobs[i].user, m->jobs[i].user);
+    }
+    bal_swf_trace_destroy(f);
+  }
+  /* a bad line at the end: the same line number from both readers */
+  add(&tx, "1 2 3\n");
+  bal_swf_error em, ef;
+  bal_swf_trace *t = (bal_swf_trace *)0x1;
+  assert_int_equal(bal_swf_read_mem(tx.s, tx.n, NULL, &t, &em), BAL_EFORMAT);
+  char path[] = "/tmp/ballast_swf_XXXXXX";
+  write_temp(path, tx.s, tx.n, true);
+  assert_int_equal(bal_swf_read_file(path, NULL, &t, &ef), BAL_EFORMAT);
+  remove(path);
+  assert_ptr_equal(t, (bal_swf_trace *)0x1);
+  assert_true(em.line > 40000);
+  assert_int_equal(ef.line, em.line);
+  assert_string_equal(ef.message, em.message);
+  bal_swf_trace_destroy(m);
+  free(tx.s);
+}
+
+/* Deterministic bytes that look random: no valid job line, a few comment
+ * and blank lines, lines of a few hundred bytes (as /dev/urandom). */
+static char *garbage(size_t n) {
+  char *g = malloc(n);
+  assert_non_null(g);
+  uint64_t x = 88172645463325252u;
+  for (size_t i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    g[i] = (char)(x >> 24);
+  }
+  return g;
+}
+
+/* Lenient file reads stop at BAL_SWF_MAX_BAD_RUN malformed job lines in a
+ * row, at the line that completed the run; comments and blank lines do not
+ * break the run, a valid line does; the memory reader has no limit. Also
+ * on garbage, gzip'd or not, and on an endless stream (/dev/urandom), in
+ * either mode. */
+static void lenient_file_reads_stop_at_a_run_of_bad_lines(void **state) {
+  (void)state;
+  bal_swf_options opt;
+  bal_swf_options_init(&opt);
+  opt.lenient = true;
+  /* 1 + (MAX - 1 bad, comments and blank lines between) + valid + MAX - 1 bad: read */
+  text tx = {0};
+  add(&tx, LINE(1, 0, 1, 1, 1, 1, 1));
+  for (int i = 1; i < BAL_SWF_MAX_BAD_RUN; i++) add(&tx, i % 100 ? "bad\n" : "; comment\n\n");
+  add(&tx, LINE(2, 1, 1, 1, 1, 1, 1));
+  int64_t line_of_2 = 1 + (BAL_SWF_MAX_BAD_RUN - 1) + (BAL_SWF_MAX_BAD_RUN - 1) / 100 + 1;
+  for (int i = 1; i < BAL_SWF_MAX_BAD_RUN; i++) add(&tx, "bad\n");
+  char path[] = "/tmp/ballast_swf_XXXXXX";
+  write_temp(path, tx.s, tx.n, false);
+  bal_swf_trace *t = NULL;
+  bal_swf_error err;
+  assert_int_equal(bal_swf_read_file(path, &opt, &t, &err), BAL_OK);
+  remove(path);
+  assert_int_equal(t->njobs, 2);
+  int64_t skipped = 2 * (BAL_SWF_MAX_BAD_RUN - 1) - (BAL_SWF_MAX_BAD_RUN - 1) / 100;
+  assert_int_equal(t->stats.malformed_skipped, skipped);
+  bal_swf_trace_destroy(t);
+  /* one more bad line completes a run */
+  add(&tx, "bad\n");
+  strcpy(path, "/tmp/ballast_swf_XXXXXX");
+  write_temp(path, tx.s, tx.n, true);
+  t = (bal_swf_trace *)0x1;
+  assert_int_equal(bal_swf_read_file(path, &opt, &t, &err), BAL_EFORMAT);
+  remove(path);
+  assert_ptr_equal(t, (bal_swf_trace *)0x1);
+  assert_int_equal(err.line, line_of_2 + BAL_SWF_MAX_BAD_RUN);
+  assert_non_null(strstr(err.message, "malformed lines in a row"));
+  /* the memory reader keeps every valid line whatever the run */
+  t = parse(tx.s, &opt);
+  assert_int_equal(t->njobs, 2);
+  assert_int_equal(t->stats.malformed_skipped, skipped + 1);
+  bal_swf_trace_destroy(t);
+  free(tx.s);
+  /* 4 MB of garbage, plain and gzip'd: refused well before its end */
+  size_t n = 4 << 20;
+  char *g = garbage(n);
+  for (int gz = 0; gz <= 1; gz++) {
+    strcpy(path, "/tmp/ballast_swf_XXXXXX");
+    write_temp(path, g, n, gz);
+    t = (bal_swf_trace *)0x1;
+    assert_int_equal(bal_swf_read_file(path, &opt, &t, &err), BAL_EFORMAT);
+    assert_ptr_equal(t, (bal_swf_trace *)0x1);
+    assert_non_null(strstr(err.message, "malformed lines in a row"));
+    assert_true(err.line >= BAL_SWF_MAX_BAD_RUN && err.line < 2 * BAL_SWF_MAX_BAD_RUN);
+    /* strict mode stops at the first job line */
+    opt.lenient = false;
+    assert_int_equal(bal_swf_read_file(path, &opt, &t, &err), BAL_EFORMAT);
+    assert_true(err.line >= 1 && err.line < 100);
+    opt.lenient = true;
+    remove(path);
+  }
+  free(g);
+  /* never ends: both modes must still return */
+  for (int lenient = 0; lenient <= 1; lenient++) {
+    opt.lenient = lenient;
+    t = (bal_swf_trace *)0x1;
+    assert_int_equal(bal_swf_read_file("/dev/urandom", &opt, &t, &err), BAL_EFORMAT);
+    assert_ptr_equal(t, (bal_swf_trace *)0x1);
+    assert_true(err.line >= 1);
+  }
+}
+
+/* A quoted token shows bytes a terminal would act on as '?'. */
+static void binary_tokens_are_quoted_printable(void **state) {
+  (void)state;
+  static const char bin[] = "\x1b[31m\x01\xff 2\n";
+  bal_swf_trace *t = (bal_swf_trace *)0x1;
+  bal_swf_error err;
+  assert_int_equal(bal_swf_read_mem(bin, sizeof bin - 1, NULL, &t, &err), BAL_EFORMAT);
+  assert_string_equal(err.message, "'?[31m?" "?' is not a number (field 1)"); /* no trigraph */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(header_fields_with_trailing_text),
@@ -400,6 +580,9 @@ int main(void) {
       cmocka_unit_test(numbers_too_large),
       cmocka_unit_test(lines_have_a_length_limit),
       cmocka_unit_test(lenient_needs_one_valid_line),
+      cmocka_unit_test(files_are_parsed_as_read),
+      cmocka_unit_test(lenient_file_reads_stop_at_a_run_of_bad_lines),
+      cmocka_unit_test(binary_tokens_are_quoted_printable),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
