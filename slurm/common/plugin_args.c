@@ -12,6 +12,9 @@
 
 /* plugstack.conf lines have few words; more are refused rather than cut. */
 #define MAX_WORDS 32
+/* SLURM's own configuration lines are short; a longer one is refused at
+ * its line (with room for the newline and the NUL). */
+#define MAX_LINE 4096
 /* `include` may nest; a loop of includes stops here. */
 #define MAX_DEPTH 8
 
@@ -118,10 +121,16 @@ static int read_file(const char *path, bal__slurm_plugin_args *a, char *err, siz
     snprintf(err, n, "%s: %s", path, strerror(errno));
     return -1;
   }
-  char *line = NULL;
-  size_t cap = 0;
+  /* A fixed buffer, not getline(): an endless line (a path that names
+   * /dev/zero) must fail at its line instead of growing without bound. */
+  char line[MAX_LINE];
   int found = 0;
-  for (long lineno = 1; found == 0 && getline(&line, &cap, f) >= 0; lineno++) {
+  for (long lineno = 1; found == 0 && fgets(line, sizeof line, f); lineno++) {
+    if (!strchr(line, '\n') && !feof(f)) {
+      snprintf(err, n, "%s:%ld: line longer than %d bytes", path, lineno, MAX_LINE - 2);
+      found = -1;
+      break;
+    }
     char *w[MAX_WORDS];
     int nw = split(line, w);
     if (nw == 0) continue;
@@ -149,7 +158,6 @@ static int read_file(const char *path, bal__slurm_plugin_args *a, char *err, siz
     snprintf(err, n, "%s: %s", path, strerror(errno));
     found = -1;
   }
-  free(line);
   fclose(f);
   return found;
 }

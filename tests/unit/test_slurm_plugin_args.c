@@ -97,12 +97,16 @@ static void test_plugstack(void **state) {
   assert_non_null(strstr(err, "f.conf:1:"));
   p = put(dir, "g.conf", "include g.conf\n"); /* includes itself */
   assert_int_equal(bal__slurm_plugstack_read(p, &a, err, sizeof err), -1);
+  /* an endless line (an include of /dev/zero) stops at its line */
+  p = put(dir, "h.conf", "include /dev/zero\n");
+  assert_int_equal(bal__slurm_plugstack_read(p, &a, err, sizeof err), -1);
+  assert_non_null(strstr(err, "/dev/zero:1: line longer than"));
   char missing[300];
   snprintf(missing, sizeof missing, "%s/none.conf", dir);
   assert_int_equal(bal__slurm_plugstack_read(missing, &a, err, sizeof err), -1);
   assert_non_null(strstr(err, "none.conf"));
   const char *names[] = {"a.conf", "b.conf", "c.conf", "d.conf", "e.conf", "f.conf", "g.conf",
-                         "inc.conf"};
+                         "h.conf", "inc.conf"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     char q[300];
     snprintf(q, sizeof q, "%s/%s", dir, names[i]);
