@@ -275,6 +275,10 @@ void bal__steal_q_clear(bal_steal *s);
 
 /* ---- theft.c: stealing ---- */
 
+/* How many of its n queued tasks a victim running busy tasks gives a
+ * thief: floor(n * fraction), at least one, as long as the victim keeps
+ * one task to run, queued or running (pure). */
+size_t bal__steal_amount(size_t n, int busy, double fraction);
 /* Answer a steal request from src (from the front of the queue). */
 int bal__steal_handle_request(bal_steal *s, int src);
 /* A steal reply from src: queue its tasks, or back off if it has none. */
