@@ -30,7 +30,7 @@ int bal__steal_handle_request(bal_steal *s, int src) {
   size_t k = 0;
   /* Once every result is home no task is left to give; a policy that does
    * not steal answers (unexpected) requests with no task. */
-  if (bal__steal_tasks_open(s) && s->victim->steals)
+  if (bal__steal_tasks_open(s) && s->policy->steals)
     k = bal__steal_amount(bal__steal_q_size(s), s->busy, s->cfg.steal_fraction);
   unsigned char *buf;
   size_t bytes, bulk;
@@ -45,7 +45,7 @@ int bal__steal_handle_request(bal_steal *s, int src) {
 int bal__steal_handle_tasks(bal_steal *s, int src, const unsigned char *buf, size_t len) {
   int64_t now = bal__now_ns();
   s->outstanding = false;
-  if (s->victim->replied) s->victim->replied(s, src, s->t_req, now);
+  if (s->policy->replied) s->policy->replied(s, src, s->t_req, now);
   if (s->cfg.trace)
     s->cfg.trace(s->cfg.trace_arg, BAL_STEAL_EV_STEAL, bal__steal_secs(s, s->t_req),
                  bal__steal_secs(s, now), src);
@@ -65,10 +65,10 @@ int bal__steal_handle_tasks(bal_steal *s, int src, const unsigned char *buf, siz
 }
 
 int bal__steal_if_due(bal_steal *s, bool empty, int64_t now) {
-  if (!bal__steal_tasks_open(s) || !empty || s->outstanding || !s->victim->steals ||
+  if (!bal__steal_tasks_open(s) || !empty || s->outstanding || !s->policy->steals ||
       s->size < 2 || now < s->next_steal)
     return 0;
-  int v = s->victim->pick(s);
+  int v = s->policy->pick(s);
   if (v < 0) return v; /* a policy's error ends the run: retrying would repeat it */
   int rc = bal__tp_send_msg(&s->tp, v, BAL__STEAL_TAG_REQ, NULL, 0, 0);
   if (rc != BAL_OK) return rc;
