@@ -53,6 +53,7 @@ typedef struct opts {
   double estimate_error;
   int iterations;
   bool json;
+  bool check_flags; /* SMPI build: check the flags, then exit */
   const char *trace;
   const char *plot;
   long long ranks; /* --ranks, 0 if absent */
@@ -190,6 +191,11 @@ static int parse(int argc, char **argv, opts *o) {
       CLI_PATH("--plot", "FILE.png", &o->plot,
                "initial and final work distribution (gnuplot)"),
       CLI_BOOL("--json", &o->json, "print one JSON object"),
+#ifdef BALLAST_SMPI
+      CLI_BOOL("--check-flags", &o->check_flags,
+               "check every flag, then exit (`ballast simulate-dlb` does, on one\n"
+               "rank, before the simulation)"),
+#endif
       CLI_END};
   const cli_program prog = {
       .name = PROG,
@@ -754,7 +760,7 @@ static void print_table(const opts *o, int p, long long tasks, const run_out *ru
 int main(int argc, char **argv) {
   opts o;
   int prc = parse(argc, argv, &o);
-  if (prc != CLI_CONTINUE) return prc;
+  if (prc != CLI_CONTINUE || o.check_flags) return prc == CLI_CONTINUE ? 0 : prc;
   if (o.ranks > 0 && !under_mpirun())
     return launch_mpiexec(PROG, BALLAST_MPIEXEC, BALLAST_MPIEXEC_OVERSUBSCRIBE, argc, argv, o.ranks);
 

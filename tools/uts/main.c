@@ -69,6 +69,7 @@ typedef struct opts {
   int progress; /* index in progress_names */
   uint64_t seed;
   bool json;
+  bool check_flags; /* SMPI build: check the flags, then exit */
   /* Simulated work (SMPI build only; 0 elsewhere): seconds per node, or 0
    * for work_per_rank x ranks / nodes; a check every `slice` seconds. */
   double node_cost, work_per_rank, slice;
@@ -202,6 +203,9 @@ static int parse(int argc, char **argv, opts *o) {
       CLI_DOUBLE("--slice", "S", &o->slice, 1e-9, 10,
                  "simulated seconds of work between two checks (split,\n"
                  "poll) of a task (default: 3 node costs, at least 0.0001)"),
+      CLI_BOOL("--check-flags", &o->check_flags,
+               "check every flag, then exit (`ballast simulate-uts` does,\n"
+               "on one rank, before the simulation)"),
 #endif
       CLI_END};
   const cli_program prog = {
@@ -512,7 +516,7 @@ static void print_table(const opts *o, int p, const seq_out *seq, bool have_seq,
 int main(int argc, char **argv) {
   opts o;
   int prc = parse(argc, argv, &o);
-  if (prc != CLI_CONTINUE) return prc;
+  if (prc != CLI_CONTINUE || o.check_flags) return prc == CLI_CONTINUE ? 0 : prc;
 #ifdef BALLAST_SMPI
   bool relaunch = false; /* smpirun starts this program; `ballast simulate-uts` launches it */
 #else
