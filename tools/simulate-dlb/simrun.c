@@ -262,6 +262,10 @@ bool sim_run(const char *prog, const sim_opts *o, const char *smpirun, const cha
   args[k++] = test;
   args[k++] = (char *)"--log=root.thres:warning";
   args[k++] = (char *)"--log=xbt_cfg.thres:warning";
+  /* A program that refuses its run on every rank (dlb-bench's memory
+   * check) would otherwise add SimGrid's "SMPI process did not return 0"
+   * once per simulated rank: the exit status says it once. */
+  args[k++] = (char *)"--log=smpi_kernel.thres:error";
   for (int i = 0; i < o->ncfgs; i++) {
     snprintf(cfgbuf[i], sizeof cfgbuf[i], "--cfg=%s", o->cfgs[i]);
     args[k++] = cfgbuf[i];
