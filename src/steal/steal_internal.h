@@ -4,7 +4,8 @@
  *                results out, phases
  *   queue.c      the local task queue (owner end, thief end)
  *   batch.c      task messages: packing from the queue's front, queueing
- *   theft.c      stealing: requests, replies, back-off
+ *   theft.c      stealing: requests, replies (how many tasks: one rule,
+ *                bal__steal_amount), back-off
  *   victim.c     the registry of policies, one file each: the victim
  *                policies victim_none.c, victim_random.c,
  *                victim_smallworld.c, victim_biased.c, and sharing.c
@@ -12,7 +13,8 @@
  *                core calls a policy's hooks and knows none by name.
  *   route.c      results: stored at home or routed per next hop
  *   sharing.c    the "sharing" baseline: groups, master token, pushes,
- *                its state its own (s->policy_state)
+ *                its state its own (s->policy_state); sharing.h its pure
+ *                group formation, for the tests
  *   terminate.c  termination: Mattern's four-counter waves, then a barrier
  *   exec.c       executing one task (worker threads or polling thread)
  *   spawn.c      tasks spawned by tasks, the result callback's queue
