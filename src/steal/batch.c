@@ -1,5 +1,5 @@
 /* Task messages: a batch of tasks taken from the front of the queue
- * (thieves' end) for a steal reply or a sharing push, and the same batch
+ * (thieves' end) for a steal reply or a policy's push, and the same batch
  * queued at the receiver. Wire format: uint64 count, then per task a
  * bal__steal_wire_hdr and its stored input bytes (sim_bulk.h). */
 #include <stdbool.h>
@@ -89,4 +89,11 @@ int64_t bal__steal_unpack_tasks(bal_steal *s, const unsigned char *buf, size_t l
   pthread_cond_broadcast(&s->work_cv); /* several tasks for several workers */
   pthread_mutex_unlock(&s->mu);
   return rc == BAL_OK ? (int64_t)cnt : rc;
+}
+
+int bal__steal_handle_push(bal_steal *s, const unsigned char *buf, size_t len) {
+  int64_t got = bal__steal_unpack_tasks(s, buf, len);
+  if (got < 0) return (int)got;
+  if (got > 0) s->st.thefts++; /* a transfer, counted as a theft is */
+  return BAL_OK;
 }

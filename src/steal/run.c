@@ -32,10 +32,13 @@ static int progress_once(bal_steal *s) {
       rc = bal__steal_handle_tasks(s, src, buf, len);
     else if (tag == BAL__STEAL_TAG_RESULTS)
       rc = bal__steal_handle_results(s, buf, len);
-    else if (tag == BAL__STEAL_TAG_PUSH || tag == BAL__STEAL_TAG_TOKEN || tag == BAL__STEAL_TAG_TOKEN_ACK)
-      rc = bal__steal_sharing_handle(s, src, tag, buf, len);
+    else if (tag == BAL__STEAL_TAG_PUSH)
+      rc = bal__steal_handle_push(s, buf, len);
     else if (tag == BAL__STEAL_TAG_WAVE_UP || tag == BAL__STEAL_TAG_WAVE_DOWN)
       rc = bal__steal_term_handle(s, src, tag, buf, len);
+    else if (tag >= BAL__STEAL_TAG_POLICY && tag < BAL__STEAL_TAG_POLICY + BAL__STEAL_POLICY_TAGS &&
+             s->policy->handle)
+      rc = s->policy->handle(s, src, tag, buf, len);
     else
       rc = BAL_EMPI;
     free(buf);
@@ -71,8 +74,8 @@ static int progress_once(bal_steal *s) {
   int64_t now = bal__now_ns();
   if ((rc = bal__steal_if_due(s, empty, now)) < 0) return rc;
   if (rc) act = 1;
-  if (s->victim->shares) {
-    if ((rc = bal__steal_sharing_step(s, now)) < 0) return rc;
+  if (s->policy->step) {
+    if ((rc = s->policy->step(s, now)) < 0) return rc;
     if (rc) act = 1;
   }
   if ((rc = bal__steal_route_flush_due(s, idle, now)) < 0) return rc;
@@ -272,16 +275,15 @@ int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg) {
   s->st.tasks_own = n;
   /* The peers a rank may ask: overlay neighbours, or everyone when a
    * stealing policy has no overlay. */
-  s->st.overlay_degree = s->ov ? s->ov_degree : (s->victim->steals ? s->size - 1 : 0);
-  if (s->victim->shares) {
-    /* Collective: the groups of this run, from everyone's estimate. */
-    if ((rc = bal__steal_sharing_start(s)) != BAL_OK) {
-      free_workers(s);
-      bal__steal_free_results(s);
-      return rc;
-    }
-    s->st.overlay_degree = s->gsize - 1; /* the peers a rank may talk to */
+  int peers = s->ov ? s->ov_degree : (s->policy->steals ? s->size - 1 : 0);
+  /* The policy's start may be collective (sharing forms its groups). */
+  if (s->policy->start && (rc = s->policy->start(s, &peers)) != BAL_OK) {
+    if (s->policy->end) s->policy->end(s);
+    free_workers(s);
+    bal__steal_free_results(s);
+    return rc;
   }
+  s->st.overlay_degree = peers;
   /* Own tasks in order: the owner pops the back, thieves take the front. */
   for (int64_t i = 0; i < n; i++)
     bal__steal_q_push_back(s, (bal__steal_task){s->rank, 0, i, s->own_len[i], s->own_in[i]});
@@ -308,7 +310,7 @@ int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg) {
   s->st.peers_contacted = s->tp.npeers;
   free_workers(s);
   bal__steal_cb_clear(s); /* left over only after an error */
-  bal__steal_sharing_free(s); /* groups are per run; a token held here ends with it */
+  if (s->policy->end) s->policy->end(s); /* what the policy made for this run */
   pthread_mutex_lock(&s->mu);
   bal__steal_q_clear(s);
   for (size_t i = 0; i < s->ndone; i++) free(s->done[i].data);

@@ -22,16 +22,40 @@
  * final barrier only once its tokens are acknowledged (terminate.c), so no
  * token is in flight when a run ends. Once the termination waves have
  * found no work left, a token is kept by whoever holds it and dropped at
- * the end of the run. */
+ * the end of the run.
+ *
+ * Everything above goes through the policy hooks (steal_internal.h):
+ * start forms the groups, step moves the token and pushes, handle takes
+ * the token and its acknowledgements, settled holds the final barrier for
+ * them, end drops them; the state is this file's (struct sharing). */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/clock.h"
+#include "sharing.h"
 #include "steal_internal.h"
 #include "transport.h"
 
 #define DEFAULT_GROUP_SIZE 32
+
+/* The policy's messages. */
+enum {
+  TAG_TOKEN = BAL__STEAL_TAG_POLICY,        /* the group's master token */
+  TAG_TOKEN_ACK = BAL__STEAL_TAG_POLICY + 1 /* the token arrived (settled()) */
+};
+
+/* One rank's part (s->policy_state): its group of this run, in ring order,
+ * and the token while held here. */
+typedef struct sharing {
+  int *group;            /* members (ranks), ascending */
+  int gsize, gpos;       /* members, this rank's index */
+  int64_t *token;        /* the token while held here (layout below) */
+  int64_t token_release; /* when a held token may be passed on */
+  bool token_waited;     /* this visit of the token already waited out a quiet lap */
+  int token_unacked;     /* tokens sent from here whose arrival is not yet acknowledged */
+} sharing;
 
 /* The token: laps without a move so far, current hold (ns), then the
  * members' queue lengths as last known. */
@@ -81,18 +105,29 @@ int bal__steal_sharing_groups(const double *estimate, int p, int gsize, int *gro
   return ngroups;
 }
 
-void bal__steal_sharing_free(bal_steal *s) {
-  free(s->group);
-  free(s->token);
-  s->group = NULL;
-  s->token = NULL;
-  s->gsize = 0;
+static int init(bal_steal *s, void **state) {
+  (void)s;
+  *state = calloc(1, sizeof(sharing));
+  return *state ? BAL_OK : BAL_ENOMEM;
 }
 
-int bal__steal_sharing_start(bal_steal *s) {
-  bal__steal_sharing_free(s);
-  s->token_unacked = 0;
-  s->token_waited = false;
+/* Drop the run's group and token (a token held here ends with the run). */
+static void end(bal_steal *s) {
+  sharing *sh = s->policy_state;
+  if (!sh) return;
+  free(sh->group);
+  free(sh->token);
+  sh->group = NULL;
+  sh->token = NULL;
+  sh->gsize = 0;
+}
+
+/* Groups of the run (collective), from everyone's estimate. */
+static int start(bal_steal *s, int *peers) {
+  end(s);
+  sharing *sh = s->policy_state;
+  sh->token_unacked = 0;
+  sh->token_waited = false;
   double mine[2] = {s->has_estimate ? s->estimate : (double)s->own_n, (double)s->own_n};
   double *all = malloc((size_t)s->size * sizeof mine);
   double *est = malloc((size_t)s->size * sizeof *est);
@@ -109,21 +144,22 @@ int bal__steal_sharing_start(bal_steal *s) {
   int mine_g = group_of[s->rank], n = 0;
   for (int r = 0; r < s->size; r++) n += group_of[r] == mine_g;
   rc = BAL_ENOMEM;
-  if (!(s->group = malloc((size_t)n * sizeof *s->group))) goto out;
-  s->gsize = 0;
+  if (!(sh->group = malloc((size_t)n * sizeof *sh->group))) goto out;
+  sh->gsize = 0;
   for (int r = 0; r < s->size; r++)
     if (group_of[r] == mine_g) {
-      if (r == s->rank) s->gpos = s->gsize;
-      s->group[s->gsize++] = r;
+      if (r == s->rank) sh->gpos = sh->gsize;
+      sh->group[sh->gsize++] = r;
     }
   /* The first member starts with the token, knowing everyone's task count. */
-  if (s->gpos == 0) {
-    if (!(s->token = malloc((size_t)(s->gsize + TOKEN_LOADS) * sizeof *s->token))) goto out;
-    s->token[TOKEN_QUIET] = s->token[TOKEN_NAP] = 0;
-    for (int i = 0; i < s->gsize; i++)
-      s->token[TOKEN_LOADS + i] = (int64_t)all[2 * s->group[i] + 1];
-    s->token_release = bal__now_ns();
+  if (sh->gpos == 0) {
+    if (!(sh->token = malloc((size_t)(sh->gsize + TOKEN_LOADS) * sizeof *sh->token))) goto out;
+    sh->token[TOKEN_QUIET] = sh->token[TOKEN_NAP] = 0;
+    for (int i = 0; i < sh->gsize; i++)
+      sh->token[TOKEN_LOADS + i] = (int64_t)all[2 * sh->group[i] + 1];
+    sh->token_release = bal__now_ns();
   }
+  *peers = sh->gsize - 1; /* the ranks this one may talk to */
   rc = BAL_OK;
 out:
   free(all);
@@ -133,18 +169,18 @@ out:
 }
 
 /* Push the holder's work above the group's fair share to the members below it. */
-static int distribute(bal_steal *s, int64_t *loads) {
-  int g = s->gsize, moved = 0;
+static int distribute(bal_steal *s, sharing *sh, int64_t *loads) {
+  int g = sh->gsize, moved = 0;
   pthread_mutex_lock(&s->mu);
-  loads[s->gpos] = (int64_t)bal__steal_q_size(s);
+  loads[sh->gpos] = (int64_t)bal__steal_q_size(s);
   int64_t total = 0;
   for (int i = 0; i < g; i++) total += loads[i];
   int64_t share = (total + g - 1) / g;
-  for (int step = 1; step < g && loads[s->gpos] > share; step++) {
-    int j = (s->gpos + step) % g;
+  for (int step = 1; step < g && loads[sh->gpos] > share; step++) {
+    int j = (sh->gpos + step) % g;
     if (loads[j] >= share) continue;
     int64_t give = share - loads[j];
-    if (give > loads[s->gpos] - share) give = loads[s->gpos] - share;
+    if (give > loads[sh->gpos] - share) give = loads[sh->gpos] - share;
     unsigned char *buf;
     size_t bytes, bulk;
     int64_t took = bal__steal_pack_front(s, (size_t)give, &buf, &bytes, &bulk);
@@ -153,10 +189,10 @@ static int distribute(bal_steal *s, int64_t *loads) {
       pthread_mutex_unlock(&s->mu);
       return took < 0 ? (int)took : moved;
     }
-    loads[s->gpos] -= took;
+    loads[sh->gpos] -= took;
     loads[j] += took;
     pthread_mutex_unlock(&s->mu);
-    int rc = bal__steal_send_basic(s, s->group[j], BAL__STEAL_TAG_PUSH, buf, bytes, bulk);
+    int rc = bal__steal_send_basic(s, sh->group[j], BAL__STEAL_TAG_PUSH, buf, bytes, bulk);
     if (rc != BAL_OK) return rc;
     moved = 1;
     pthread_mutex_lock(&s->mu);
@@ -165,39 +201,44 @@ static int distribute(bal_steal *s, int64_t *loads) {
   return moved;
 }
 
-int bal__steal_sharing_handle(bal_steal *s, int src, int tag, const unsigned char *buf, size_t len) {
-  if (tag == BAL__STEAL_TAG_PUSH) {
-    int64_t got = bal__steal_unpack_tasks(s, buf, len);
-    if (got < 0) return (int)got;
-    if (got > 0) s->st.thefts++;
+/* The token, or the acknowledgement of one this rank passed on. */
+static int handle(bal_steal *s, int src, int tag, const unsigned char *buf, size_t len) {
+  sharing *sh = s->policy_state;
+  if (tag == TAG_TOKEN_ACK) {
+    if (sh->token_unacked <= 0) return BAL_EMPI;
+    sh->token_unacked--;
     return BAL_OK;
   }
-  if (tag == BAL__STEAL_TAG_TOKEN_ACK) {
-    if (s->token_unacked <= 0) return BAL_EMPI;
-    s->token_unacked--;
-    return BAL_OK;
-  }
-  /* BAL__STEAL_TAG_TOKEN */
-  size_t need = (size_t)(s->gsize + TOKEN_LOADS) * sizeof *s->token;
-  if (s->gsize == 0 || len != need || s->token) return BAL_EMPI;
-  if (!(s->token = malloc(need))) return BAL_ENOMEM;
-  memcpy(s->token, buf, need);
-  s->token_release = bal__now_ns();
-  return bal__tp_send_msg(&s->tp, src, BAL__STEAL_TAG_TOKEN_ACK, NULL, 0, 0);
+  if (tag != TAG_TOKEN) return BAL_EMPI;
+  size_t need = (size_t)(sh->gsize + TOKEN_LOADS) * sizeof *sh->token;
+  if (sh->gsize == 0 || len != need || sh->token) return BAL_EMPI;
+  if (!(sh->token = malloc(need))) return BAL_ENOMEM;
+  memcpy(sh->token, buf, need);
+  sh->token_release = bal__now_ns();
+  return bal__tp_send_msg(&s->tp, src, TAG_TOKEN_ACK, NULL, 0, 0);
 }
 
-int bal__steal_sharing_step(bal_steal *s, int64_t now) {
-  if (!s->token || !bal__steal_tasks_open(s) || now < s->token_release) return 0;
-  int moved = distribute(s, s->token + TOKEN_LOADS);
+/* Every token passed on from here has arrived. */
+static bool settled(const bal_steal *s) {
+  const sharing *sh = s->policy_state;
+  return sh->token_unacked == 0;
+}
+
+/* Pass a held token on when due; 1 if it moved or pushed, 0 if not, or a
+ * negative error. */
+static int step(bal_steal *s, int64_t now) {
+  sharing *sh = s->policy_state;
+  if (!sh->token || !bal__steal_tasks_open(s) || now < sh->token_release) return 0;
+  int moved = distribute(s, sh, sh->token + TOKEN_LOADS);
   if (moved < 0) return moved;
-  int64_t *quiet = &s->token[TOKEN_QUIET], *nap = &s->token[TOKEN_NAP];
+  int64_t *quiet = &sh->token[TOKEN_QUIET], *nap = &sh->token[TOKEN_NAP];
   if (moved) {
     *quiet = 0;
     *nap = 0;
-  } else if (!s->token_waited) {
+  } else if (!sh->token_waited) {
     *quiet += 1;
   }
-  if (s->gsize == 1 || (*quiet >= s->gsize && !s->token_waited)) {
+  if (sh->gsize == 1 || (*quiet >= sh->gsize && !sh->token_waited)) {
     /* A quiet lap: hold the token a while before passing it on, doubling
      * the hold while laps stay quiet, like a thief's back-off. */
     int64_t first = (int64_t)(s->cfg.poll_interval_s * 1e9) + 1000;
@@ -205,19 +246,24 @@ int bal__steal_sharing_step(bal_steal *s, int64_t now) {
     if (cap < first) cap = first;
     *nap = *nap ? 2 * *nap : first;
     if (*nap > cap) *nap = cap;
-    s->token_release = now + *nap;
-    s->token_waited = s->gsize > 1;
+    sh->token_release = now + *nap;
+    sh->token_waited = sh->gsize > 1;
     return moved;
   }
-  s->token_waited = false;
-  size_t bytes = (size_t)(s->gsize + TOKEN_LOADS) * sizeof *s->token;
-  unsigned char *msg = (unsigned char *)s->token;
-  s->token = NULL;
-  int rc = bal__tp_send_msg(&s->tp, s->group[(s->gpos + 1) % s->gsize], BAL__STEAL_TAG_TOKEN,
-                            msg, bytes, 0);
+  sh->token_waited = false;
+  size_t bytes = (size_t)(sh->gsize + TOKEN_LOADS) * sizeof *sh->token;
+  unsigned char *msg = (unsigned char *)sh->token;
+  sh->token = NULL;
+  int rc = bal__tp_send_msg(&s->tp, sh->group[(sh->gpos + 1) % sh->gsize], TAG_TOKEN, msg, bytes, 0);
   if (rc != BAL_OK) return rc;
-  s->token_unacked++;
+  sh->token_unacked++;
   return 1;
 }
 
-const bal__steal_victim bal__steal_victim_sharing = {.name = "sharing", .shares = true};
+const bal__steal_policy bal__steal_policy_sharing = {.name = "sharing",
+                                                     .init = init,
+                                                     .start = start,
+                                                     .step = step,
+                                                     .handle = handle,
+                                                     .settled = settled,
+                                                     .end = end};

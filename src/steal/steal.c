@@ -37,7 +37,7 @@ int bal_steal_config_init(bal_steal_config *cfg) {
 }
 
 static bool config_valid(const bal_steal_config *c) {
-  return bal__steal_victim_find(c->policy) != NULL && bal__finite_nonneg(c->latency_bias) &&
+  return bal__steal_policy_find(c->policy) != NULL && bal__finite_nonneg(c->latency_bias) &&
          c->sharing_group_size >= 0 &&
          (c->progress == BAL_STEAL_PROGRESS_AUTO || c->progress == BAL_STEAL_PROGRESS_THREAD ||
           c->progress == BAL_STEAL_PROGRESS_POLL) &&
@@ -80,8 +80,8 @@ int bal_steal_create(MPI_Comm comm, const bal_steal_config *cfg, bal_steal **out
   bal_steal *s = calloc(1, sizeof *s);
   if (!s) return BAL_ENOMEM;
   s->cfg = c;
-  s->victim = bal__steal_victim_find(c.policy);
-  s->cfg.policy = s->victim->name; /* the caller's string may not outlive this call */
+  s->policy = bal__steal_policy_find(c.policy);
+  s->cfg.policy = s->policy->name; /* the caller's string may not outlive this call */
   s->mode = mode;
   if (MPI_Comm_dup(comm, &s->comm) != MPI_SUCCESS) {
     free(s);
@@ -101,7 +101,7 @@ int bal_steal_create(MPI_Comm comm, const bal_steal_config *cfg, bal_steal **out
   s->active = malloc((size_t)s->size * sizeof *s->active);
   if (!s->next_hop || !s->rb || !s->active) goto fail;
   for (int r = 0; r < s->size; r++) s->next_hop[r] = r;
-  if (s->victim->needs_overlay && s->size > 1) {
+  if (s->policy->needs_overlay && s->size > 1) {
     int deg = c.overlay_degree ? c.overlay_degree : default_degree(s->size);
     rc = bal_overlay_create_local(s->size, deg, c.overlay_exponent, c.overlay_seed, s->rank, &s->ov);
     if (rc != BAL_OK) goto fail;
@@ -114,7 +114,7 @@ int bal_steal_create(MPI_Comm comm, const bal_steal_config *cfg, bal_steal **out
     s->next_hop[s->rank] = s->rank;
   }
   bal__rng_seed(&s->rng, c.seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(s->rank + 1)));
-  if (s->victim->init && (rc = s->victim->init(s, &s->victim_state)) != BAL_OK) goto fail;
+  if (s->policy->init && (rc = s->policy->init(s, &s->policy_state)) != BAL_OK) goto fail;
   rc = BAL_ESYS;
   if (pthread_mutex_init(&s->mu, NULL) != 0) goto fail;
   pthread_cond_init(&s->work_cv, NULL);
@@ -122,7 +122,7 @@ int bal_steal_create(MPI_Comm comm, const bal_steal_config *cfg, bal_steal **out
   *out = s;
   return BAL_OK;
 fail:
-  free(s->victim_state);
+  free(s->policy_state);
   bal_overlay_destroy(s->ov);
   bal__tp_free(&s->tp);
   free(s->next_hop);
@@ -222,8 +222,8 @@ void bal_steal_destroy(bal_steal *s) {
   free(s->next_hop);
   bal__steal_cb_clear(s);
   free(s->cbq);
-  free(s->victim_state);
-  bal__steal_sharing_free(s);
+  if (s->policy->end) s->policy->end(s);
+  free(s->policy_state);
   bal_overlay_destroy(s->ov);
   bal__tp_free(&s->tp);
   pthread_mutex_destroy(&s->mu);

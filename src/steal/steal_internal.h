@@ -4,12 +4,17 @@
  *                results out, phases
  *   queue.c      the local task queue (owner end, thief end)
  *   batch.c      task messages: packing from the queue's front, queueing
- *   theft.c      stealing: requests, replies, back-off
- *   victim.c     the registry of victim policies, one file each:
- *                victim_none.c, victim_random.c, victim_smallworld.c,
- *                victim_biased.c (sharing's entry is in sharing.c)
+ *   theft.c      stealing: requests, replies (how many tasks: one rule,
+ *                bal__steal_amount), back-off
+ *   victim.c     the registry of policies, one file each: the victim
+ *                policies victim_none.c, victim_random.c,
+ *                victim_smallworld.c, victim_biased.c, and sharing.c
+ *                (work sharing, a policy through the hooks alone). The
+ *                core calls a policy's hooks and knows none by name.
  *   route.c      results: stored at home or routed per next hop
- *   sharing.c    the "sharing" baseline: groups, master token, pushes
+ *   sharing.c    the "sharing" baseline: groups, master token, pushes,
+ *                its state its own (s->policy_state); sharing.h its pure
+ *                group formation, for the tests
  *   terminate.c  termination: Mattern's four-counter waves, then a barrier
  *   exec.c       executing one task (worker threads or polling thread)
  *   spawn.c      tasks spawned by tasks, the result callback's queue
@@ -24,12 +29,13 @@
  * thread's loop (poll_loop) -- pop tasks from the back
  * (bal__steal_q_pop_back). Meanwhile an idle rank
  * asks a victim chosen by its policy (bal__steal_if_due in theft.c, calling
- * s->victim->pick); the victim's loop answers in bal__steal_handle_request,
+ * s->policy->pick); the victim's loop answers in bal__steal_handle_request,
  * which packs tasks from the front of its queue (bal__steal_pack_front,
  * batch.c) into a BAL__STEAL_TAG_TASKS message sent by the transport
  * (bal__tp_send_msg); the thief queues them at its back
- * (bal__steal_handle_tasks -> bal__steal_unpack_tasks) -- under "sharing"
- * the token holder pushes them instead (sharing.c). A stolen task may be
+ * (bal__steal_handle_tasks -> bal__steal_unpack_tasks); a policy may
+ * also push tasks unasked from its step hook (BAL__STEAL_TAG_PUSH: under
+ * "sharing" the token holder does, sharing.c). A stolen task may be
  * stolen again. Whoever pops it runs it in bal__steal_run_task (exec.c),
  * which appends the result to s->done; the progress loop hands each one to
  * bal__steal_deliver (route.c): stored in s->res_* if this rank owns the
@@ -74,14 +80,16 @@
 #include "transport.h"
 
 enum {
-  BAL__STEAL_TAG_REQ = 1,      /* steal request (empty) */
-  BAL__STEAL_TAG_TASKS = 2,    /* steal reply: tasks, possibly none */
-  BAL__STEAL_TAG_RESULTS = 3,  /* routed results */
-  BAL__STEAL_TAG_PUSH = 4,     /* sharing: tasks pushed by the token holder */
-  BAL__STEAL_TAG_TOKEN = 5,    /* sharing: the group's master token */
-  BAL__STEAL_TAG_TOKEN_ACK = 6, /* sharing: the token arrived (see terminate.c) */
-  BAL__STEAL_TAG_WAVE_UP = 7,   /* termination wave: counters toward the root */
-  BAL__STEAL_TAG_WAVE_DOWN = 8  /* termination wave: the root's verdict */
+  BAL__STEAL_TAG_REQ = 1,       /* steal request (empty) */
+  BAL__STEAL_TAG_TASKS = 2,     /* steal reply: tasks, possibly none */
+  BAL__STEAL_TAG_RESULTS = 3,   /* routed results */
+  BAL__STEAL_TAG_PUSH = 4,      /* tasks a policy sends unasked (queued at the back) */
+  BAL__STEAL_TAG_WAVE_UP = 5,   /* termination wave: counters toward the root */
+  BAL__STEAL_TAG_WAVE_DOWN = 6, /* termination wave: the root's verdict */
+  /* The policy's own control messages: tags BAL__STEAL_TAG_POLICY + 0 ..
+   * BAL__STEAL_POLICY_TAGS - 1, passed to its handle hook. */
+  BAL__STEAL_TAG_POLICY = 8,
+  BAL__STEAL_POLICY_TAGS = 8
 };
 
 /* The idx of a spawned task: no id, its result goes to cfg.on_result. */
@@ -124,21 +132,26 @@ typedef struct bal__steal_route_buf {
 typedef enum bal__steal_phase {
   BAL__STEAL_WORKING,  /* running, stealing, taking part in waves */
   BAL__STEAL_DRAINING, /* no task and no result left anywhere; waiting for
-                          this rank's outstanding request and tokens */
+                          this rank's outstanding request and its
+                          policy to settle (its settled hook) */
   BAL__STEAL_BARRIER,  /* the final barrier posted */
   BAL__STEAL_DONE      /* no message in flight: the run is over */
 } bal__steal_phase;
 
-/* A victim policy (victim.c holds the registry; one file per policy). */
-typedef struct bal__steal_victim {
+/* A policy (victim.c holds the registry; one file per policy). A victim
+ * policy sets steals and pick; a policy that moves work otherwise (as
+ * "sharing" does) uses the per-run hooks start .. end, which the core calls
+ * for every policy that has them, whatever it is. Every hook runs on the
+ * progress thread (bal_steal_create()'s for init). */
+typedef struct bal__steal_policy {
   const char *name;   /* as in bal_steal_config::policy */
   bool needs_overlay; /* build the overlay: victims among its neighbours,
                          results routed through it (else sent directly) */
   bool steals;        /* idle ranks send steal requests and victims answer
                          them with tasks; false: requests are never sent */
-  bool shares;        /* the sharing token runs (sharing.c) */
   /* Optional: per-balancer state, created by bal_steal_create() after the
-   * overlay; *state is released with free() by bal_steal_destroy(). */
+   * overlay; *state is released with free() by bal_steal_destroy() (after
+   * end: what a run made is gone by then). */
   int (*init)(bal_steal *s, void **state);
   /* The victim of the next steal request (steals only): a rank other than
    * s->rank, or a negative BAL_E* code. */
@@ -146,10 +159,32 @@ typedef struct bal__steal_victim {
   /* Optional: a reply to the steal request sent to victim at t_req came
    * back at now (steals only). */
   void (*replied)(bal_steal *s, int victim, int64_t t_req, int64_t now);
-} bal__steal_victim;
+  /* Optional: the start of a run, on every rank, after the own tasks are
+   * counted (s->own_n) and before they are queued or any message is sent;
+   * may be collective (bal__tp_allgather). *peers arrives as the core's
+   * count of the ranks this rank may talk to (bal_steal_stats's
+   * overlay_degree) and may be changed. BAL_OK or a BAL_E* code (the run
+   * fails; end is still called). */
+  int (*start)(bal_steal *s, int *peers);
+  /* Optional: every round of the progress loop; may push tasks
+   * (bal__steal_pack_front, then bal__steal_send_basic with
+   * BAL__STEAL_TAG_PUSH) while bal__steal_tasks_open(). Returns 1 if it
+   * did anything, 0 if not, or a negative error. */
+  int (*step)(bal_steal *s, int64_t now);
+  /* Optional (required if the policy sends control messages): a message
+   * with a tag in BAL__STEAL_TAG_POLICY + [0, BAL__STEAL_POLICY_TAGS). */
+  int (*handle)(bal_steal *s, int src, int tag, const unsigned char *buf, size_t len);
+  /* Optional: once no work is left anywhere, whether every control
+   * message this rank sent has arrived; the final barrier waits for it
+   * (terminate.c), so that no message is in flight when a run ends. */
+  bool (*settled)(const bal_steal *s);
+  /* Optional: release what start made (after every run, errors included,
+   * and once more from bal_steal_destroy(): must be idempotent). */
+  void (*end)(bal_steal *s);
+} bal__steal_policy;
 
 /* The registered policy called name, or NULL. */
-const bal__steal_victim *bal__steal_victim_find(const char *name);
+const bal__steal_policy *bal__steal_policy_find(const char *name);
 
 /* One task-executing thread of a rank (exec.c): its own result buffer. In
  * POLL mode worker 0 is the thread that called bal_steal_run(). */
@@ -164,9 +199,9 @@ typedef struct bal__steal_worker {
 } bal__steal_worker;
 
 struct bal_steal {
-  bal_steal_config cfg; /* cfg.policy points to victim->name */
-  const bal__steal_victim *victim;
-  void *victim_state; /* victim->init's state, or NULL */
+  bal_steal_config cfg; /* cfg.policy points to policy->name */
+  const bal__steal_policy *policy;
+  void *policy_state; /* policy->init's state, or NULL */
   bal_steal_progress mode; /* THREAD or POLL after AUTO is resolved */
   MPI_Comm comm;
   int rank, size;
@@ -222,14 +257,6 @@ struct bal_steal {
   int nactive;
   bal_steal_stats st;
 
-  /* "sharing" (sharing.c): this rank's group, in ring order */
-  int *group;      /* members (ranks), ascending */
-  int gsize, gpos; /* members, this rank's index */
-  int64_t *token;      /* the token while held here (layout in sharing.c) */
-  int64_t token_release; /* when a held token may be passed on */
-  bool token_waited;     /* this visit of the token already waited out a quiet lap */
-  int token_unacked;     /* tokens sent from here whose arrival is not yet acknowledged */
-
   /* termination (terminate.c): Mattern's counters and the current wave */
   int64_t basic_sent, basic_recv; /* task and result messages, this run */
   int64_t wave;                   /* the wave this rank is in, from 1 */
@@ -239,8 +266,8 @@ struct bal_steal {
   int64_t wave_prev_r;            /* root: R of the previous wave, -1 before */
 };
 
-/* Tasks may still move between ranks (steal replies carry tasks, sharing
- * pushes): not every result of the run is home yet. */
+/* Tasks may still move between ranks (steal replies carry tasks, a
+ * policy's pushes): not every result of the run is home yet. */
 static inline bool bal__steal_tasks_open(const bal_steal *s) {
   return s->phase == BAL__STEAL_WORKING;
 }
@@ -275,6 +302,10 @@ void bal__steal_q_clear(bal_steal *s);
 
 /* ---- theft.c: stealing ---- */
 
+/* How many of its n queued tasks a victim running busy tasks gives a
+ * thief: floor(n * fraction), at least one, as long as the victim keeps
+ * one task to run, queued or running (pure). */
+size_t bal__steal_amount(size_t n, int busy, double fraction);
 /* Answer a steal request from src (from the front of the queue). */
 int bal__steal_handle_request(bal_steal *s, int src);
 /* A steal reply from src: queue its tasks, or back off if it has none. */
@@ -293,24 +324,9 @@ int64_t bal__steal_pack_front(bal_steal *s, size_t k, unsigned char **buf, size_
                               size_t *bulk);
 /* Queue the tasks of a task message; returns how many, or a negative error. */
 int64_t bal__steal_unpack_tasks(bal_steal *s, const unsigned char *buf, size_t len);
-
-/* ---- sharing.c: the work-sharing baseline ---- */
-
-/* Groups of the run (collective: all ranks call it at the start of a run
- * under "sharing"). */
-int bal__steal_sharing_start(bal_steal *s);
-/* Token and pushed tasks (messages with the BAL__STEAL_TAG_PUSH/TOKEN/TOKEN_ACK tags). */
-int bal__steal_sharing_handle(bal_steal *s, int src, int tag, const unsigned char *buf, size_t len);
-/* Pass a held token on when due; returns 1 if it moved, 0 if not, or a
- * negative error. */
-int bal__steal_sharing_step(bal_steal *s, int64_t now);
-/* Drop the run's group and token. */
-void bal__steal_sharing_free(bal_steal *s);
-/* Pure: assign p ranks to ceil(p / gsize) groups of at most gsize members
- * with about equal total estimate (largest first, each to the least-loaded
- * group with room). group_of[r] receives rank r's group. Returns the
- * number of groups, or BAL_ENOMEM. */
-int bal__steal_sharing_groups(const double *estimate, int p, int gsize, int *group_of);
+/* Tasks a policy pushed (BAL__STEAL_TAG_PUSH): queued, and counted in
+ * bal_steal_stats::thefts when there are any. */
+int bal__steal_handle_push(bal_steal *s, const unsigned char *buf, size_t len);
 
 /* ---- route.c: results ---- */
 

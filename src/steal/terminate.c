@@ -3,7 +3,7 @@
  * barrier.
  *
  * Basic messages are the ones that carry work: task messages with at
- * least one task (steal replies, sharing pushes) and result messages; an
+ * least one task (steal replies, a policy's pushes) and result messages; an
  * empty steal reply is a control message like the request it answers (idle
  * thieves keep exchanging those, and counting them would keep the counts
  * moving forever). Every rank counts those it
@@ -31,11 +31,12 @@
  * converse holds too: once everything is done, the next two waves see equal
  * counts, so detection follows termination within two waves.
  *
- * Then the old second phase: steal requests and sharing tokens (control
- * messages, not counted) may still be in flight. Each rank stops asking,
- * waits for the reply to its own outstanding request (answering others'
- * requests with empty replies) and for the acknowledgement of every token
- * it passed on (sharing.c), then enters a non-blocking tree barrier
+ * Then the old second phase: steal requests and a policy's control
+ * messages (sharing's tokens; not counted) may still be in flight. Each
+ * rank stops asking, waits for the reply to its own outstanding request
+ * (answering others' requests with empty replies) and until its policy is
+ * settled (its settled hook: sharing's tokens passed on from here are
+ * acknowledged, sharing.c), then enters a non-blocking tree barrier
  * (transport.c); when it completes no message is in flight and the
  * remaining sends can be completed with MPI_Wait. The "stops asking" and
  * "empty replies" halves live in theft.c (bal__steal_tasks_open() false). */
@@ -167,7 +168,7 @@ int bal__steal_term_step(bal_steal *s) {
     act = rc;
     break;
   case BAL__STEAL_DRAINING:
-    if (!s->outstanding && s->token_unacked == 0) {
+    if (!s->outstanding && (!s->policy->settled || s->policy->settled(s))) {
       if ((rc = bal__tp_barrier_start(&s->tp)) != BAL_OK) return rc;
       s->phase = BAL__STEAL_BARRIER;
       act = 1;

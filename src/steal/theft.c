@@ -10,30 +10,28 @@
 #include "steal_internal.h"
 #include "transport.h"
 
+size_t bal__steal_amount(size_t n, int busy, double fraction) {
+  size_t k = (size_t)((double)n * fraction);
+  if (k == 0) k = 1; /* at least one, when the victim can spare it (below) */
+  /* The victim keeps one task to run, queued or running: a busy victim may
+   * give its last queued task (a task that splits on demand, as ballast
+   * uts's, keeps exactly one queued while it runs: T1 on 28 simulated
+   * ranks, efficiency 0.75 -> 0.84), and an idle one keeps one even when
+   * fraction is 1: two idle ranks could otherwise pass the same tasks
+   * back and forth forever, each answering the other's request in the
+   * loop that received them, before running any. */
+  size_t keep = busy > 0 ? 0 : 1;
+  size_t most = n > keep ? n - keep : 0;
+  return k < most ? k : most;
+}
+
 int bal__steal_handle_request(bal_steal *s, int src) {
   pthread_mutex_lock(&s->mu);
-  size_t n = bal__steal_q_size(s);
   size_t k = 0;
   /* Once every result is home no task is left to give; a policy that does
    * not steal answers (unexpected) requests with no task. */
-  if (bal__steal_tasks_open(s) && s->victim->steals) {
-    k = (size_t)((double)n * s->cfg.steal_fraction);
-    if (k == 0 && n >= 2) k = 1;
-    /* A running task that splits itself on demand (spawning when its
-     * rank's queue runs low, as ballast uts does) leaves one spawned task
-     * queued at a time: it was split off to be shared while the task goes
-     * on, so a busy victim gives it rather than turn every thief away
-     * until the next split (T1 on 28 simulated ranks: efficiency 0.75 ->
-     * 0.84). Queued tasks that were added, not spawned, keep the rule
-     * above, and with it DLB_Bench's figures. */
-    if (k == 0 && n == 1 && s->busy > 0 && bal__steal_q_front(s, 0)->idx == BAL__STEAL_SPAWNED)
-      k = 1;
-    /* A victim running nothing keeps one task (steal_fraction 1 would give
-     * it all): two idle ranks could otherwise pass the same tasks back and
-     * forth forever, each answering the other's request in the loop that
-     * received them, before running any. */
-    if (k == n && n > 0 && s->busy == 0) k = n - 1;
-  }
+  if (bal__steal_tasks_open(s) && s->policy->steals)
+    k = bal__steal_amount(bal__steal_q_size(s), s->busy, s->cfg.steal_fraction);
   unsigned char *buf;
   size_t bytes, bulk;
   int64_t took = bal__steal_pack_front(s, k, &buf, &bytes, &bulk);
@@ -47,7 +45,7 @@ int bal__steal_handle_request(bal_steal *s, int src) {
 int bal__steal_handle_tasks(bal_steal *s, int src, const unsigned char *buf, size_t len) {
   int64_t now = bal__now_ns();
   s->outstanding = false;
-  if (s->victim->replied) s->victim->replied(s, src, s->t_req, now);
+  if (s->policy->replied) s->policy->replied(s, src, s->t_req, now);
   if (s->cfg.trace)
     s->cfg.trace(s->cfg.trace_arg, BAL_STEAL_EV_STEAL, bal__steal_secs(s, s->t_req),
                  bal__steal_secs(s, now), src);
@@ -67,10 +65,10 @@ int bal__steal_handle_tasks(bal_steal *s, int src, const unsigned char *buf, siz
 }
 
 int bal__steal_if_due(bal_steal *s, bool empty, int64_t now) {
-  if (!bal__steal_tasks_open(s) || !empty || s->outstanding || !s->victim->steals ||
+  if (!bal__steal_tasks_open(s) || !empty || s->outstanding || !s->policy->steals ||
       s->size < 2 || now < s->next_steal)
     return 0;
-  int v = s->victim->pick(s);
+  int v = s->policy->pick(s);
   if (v < 0) return v; /* a policy's error ends the run: retrying would repeat it */
   int rc = bal__tp_send_msg(&s->tp, v, BAL__STEAL_TAG_REQ, NULL, 0, 0);
   if (rc != BAL_OK) return rc;

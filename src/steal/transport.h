@@ -3,7 +3,7 @@
  * from duplicating and freeing its communicator (steal.c): messages are
  * whole byte buffers, sent without blocking and received by probing, plus
  * the non-blocking barrier used for termination and the one collective of
- * the sharing policy. Keeping it behind
+ * a policy's start hook (sharing's groups). Keeping it behind
  * this interface lets another transport (one-sided, another runtime) replace
  * MPI point-to-point without touching the balancing logic. */
 #ifndef BALLAST_STEAL_TRANSPORT_H

@@ -43,7 +43,7 @@ static int init(bal_steal *s, void **state) {
 }
 
 static int pick(bal_steal *s) {
-  biased *b = s->victim_state;
+  biased *b = s->policy_state;
   double lowest = 0;
   for (int i = 0; i < b->deg; i++)
     if (b->rtt[i] > 0 && (lowest == 0 || b->rtt[i] < lowest)) lowest = b->rtt[i];
@@ -56,7 +56,7 @@ static int pick(bal_steal *s) {
 }
 
 static void replied(bal_steal *s, int victim, int64_t t_req, int64_t now) {
-  biased *b = s->victim_state;
+  biased *b = s->policy_state;
   double sample = now > t_req ? (double)(now - t_req) : 1.0;
   for (int i = 0; b && i < b->deg; i++)
     if (b->nb[i] == victim) {
@@ -65,7 +65,7 @@ static void replied(bal_steal *s, int victim, int64_t t_req, int64_t now) {
     }
 }
 
-const bal__steal_victim bal__steal_victim_biased = {.name = "biased",
+const bal__steal_policy bal__steal_policy_biased = {.name = "biased",
                                                     .needs_overlay = true,
                                                     .steals = true,
                                                     .init = init,

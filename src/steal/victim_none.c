@@ -2,4 +2,4 @@
  * that shows the imbalance the other policies remove. */
 #include "steal_internal.h"
 
-const bal__steal_victim bal__steal_victim_none = {.name = "none"};
+const bal__steal_policy bal__steal_policy_none = {.name = "none"};

@@ -8,4 +8,4 @@ static int pick(bal_steal *s) {
   return v >= s->rank ? v + 1 : v;
 }
 
-const bal__steal_victim bal__steal_victim_random = {.name = "random", .steals = true, .pick = pick};
+const bal__steal_policy bal__steal_policy_random = {.name = "random", .steals = true, .pick = pick};

@@ -12,5 +12,5 @@ static int pick(bal_steal *s) {
   return rc != BAL_OK ? rc : (int)v;
 }
 
-const bal__steal_victim bal__steal_victim_smallworld = {
+const bal__steal_policy bal__steal_policy_smallworld = {
     .name = "smallworld", .needs_overlay = true, .steals = true, .pick = pick};

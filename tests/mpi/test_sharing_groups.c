@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "core/rng.h"
-#include "steal/steal_internal.h"
+#include "steal/sharing.h"
 
 static void check_groups(const double *est, int p, int gsize) {
   int *g = malloc((size_t)p * sizeof *g);

@@ -419,22 +419,22 @@ static void scenario_biased(void) {
   CHECK(hits);
   /* Nothing measured yet: every neighbour counts the same, all are asked. */
   for (int i = 0; i < 400 * deg; i++) {
-    int v = s->victim->pick(s);
+    int v = s->policy->pick(s);
     for (int j = 0; j < deg; j++) hits[j] += nb[j] == v;
   }
   for (int j = 0; j < deg; j++) CHECK(hits[j] > 0);
   /* Neighbour 0 answers in 10 us, the others in 10 ms: with bias 1 it is
    * 1000 times likelier than each of them. Unmeasured neighbours count as
    * the lowest latency, so measure them all. */
-  s->victim->replied(s, (int)nb[0], 0, 10000);
-  for (int j = 1; j < deg; j++) s->victim->replied(s, (int)nb[j], 0, 10000000);
+  s->policy->replied(s, (int)nb[0], 0, 10000);
+  for (int j = 1; j < deg; j++) s->policy->replied(s, (int)nb[j], 0, 10000000);
   int n0 = 0, n = 4000;
-  for (int i = 0; i < n; i++) n0 += s->victim->pick(s) == nb[0];
+  for (int i = 0; i < n; i++) n0 += s->policy->pick(s) == nb[0];
   CHECK(n0 > n * 9 / 10);
   /* Bias 0 is uniform whatever the latencies. */
   s->cfg.latency_bias = 0;
   n0 = 0;
-  for (int i = 0; i < n; i++) n0 += s->victim->pick(s) == nb[0];
+  for (int i = 0; i < n; i++) n0 += s->policy->pick(s) == nb[0];
   CHECK(n0 > n / (2 * deg) && n0 < 2 * n / deg);
   free(hits);
   /* And the policy runs: every result home exactly once. */

@@ -55,4 +55,7 @@ for bad in "--workers 2" "--progress thread" "--node-cost 2" "--slice 0" "--work
   if "$bin" --ranks 4 $bad 2>"$tmp/err" >/dev/null; then fail "$bad accepted"; fi
   grep -q -- "${bad%% *}" "$tmp/err" || fail "$bad: flag not named: $(cat "$tmp/err")"
 done
+# ... before the simulation, once: one line however many ranks, nothing of SimGrid's.
+if "$bin" --ranks 500 -d 0 2>"$tmp/err" >/dev/null; then fail "-d 0 accepted"; fi
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "-d 0 on 500 ranks: $(wc -l <"$tmp/err") lines"
 echo "simulate-uts: ok"

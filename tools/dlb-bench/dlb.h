@@ -48,6 +48,7 @@ typedef struct opts {
   double estimate_error;
   int iterations;
   bool json;
+  bool check_flags; /* SMPI build: check the flags, then exit */
   const char *trace;
   const char *plot;
   long long ranks; /* --ranks, 0 if absent */

@@ -24,7 +24,7 @@ int main(int argc, char **argv) {
   launch_mute_begin(); /* under mpirun, rank 0 alone prints a usage error */
   int prc = dlb_parse(argc, argv, &o);
   launch_mute_end();
-  if (prc != CLI_CONTINUE) return prc;
+  if (prc != CLI_CONTINUE || o.check_flags) return prc == CLI_CONTINUE ? 0 : prc;
   /* The tasks' memory is dlb_memory_fits()'s to check once the distribution
    * is known, naming the flag that asks for it. */
   const launch_job job = {PROG, BALLAST_MPIEXEC, BALLAST_MPIEXEC_OVERSUBSCRIBE};

@@ -133,6 +133,11 @@ int dlb_parse(int argc, char **argv, opts *o) {
       CLI_PATH("--plot", "FILE.png", &o->plot,
                "initial and final work distribution (gnuplot)"),
       CLI_BOOL("--json", &o->json, "print one JSON object"),
+#ifdef BALLAST_SMPI
+      CLI_BOOL("--check-flags", &o->check_flags,
+               "check every flag, then exit (`ballast simulate-dlb` does, on one\n"
+               "rank, before the simulation)"),
+#endif
       CLI_END};
   const cli_program prog = {
       .name = PROG,

@@ -50,10 +50,37 @@ bool sim_forward(const char *arg, void *ctx) {
   return true;
 }
 
+/* Memory mappings of the simulation besides its ranks' (libraries, heap):
+ * ~170 in a running 3,584-rank simulation, rounded up. */
+#define SIM_OWN_MAPS 256
+
+/* Whether this machine can start `ranks` simulated ranks, else false after
+ * saying why, naming --ranks. SimGrid gives every rank a stack with a guard
+ * page, two memory mappings, and aborts ("Failed to protect stack") once a
+ * process holds more than vm.max_map_count of them: with the usual 65,530,
+ * 32,600 ranks start and 32,800 do not (simulate-uts, SimGrid 3.32). The
+ * simulated program's own mappings come on top (DLB_Bench's shared bulk
+ * buffer: its own check, tools/dlb-bench). */
+static bool ranks_fit(const char *prog, long long ranks) {
+  FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+  long long limit = 0;
+  bool known = f && fscanf(f, "%lld", &limit) == 1 && limit > 0;
+  if (f) fclose(f);
+  long long need = 2 * ranks + SIM_OWN_MAPS;
+  if (!known || need <= limit) return true;
+  fprintf(stderr,
+          "%s: --ranks %lld: the simulation needs about %lld memory mappings (2 per simulated "
+          "rank, for its stack) and this system allows %lld (vm.max_map_count): at most %lld "
+          "ranks here\n",
+          prog, ranks, need, limit, (limit - SIM_OWN_MAPS) / 2);
+  return false;
+}
+
 int sim_opts_finish(sim_opts *o, const char *prog, const char *csv) {
   o->plat.ranks = o->ranks;
   o->plat.cores_per_node = o->cores;
   if (!o->ranks_given) return cli_usage_error(prog, "--ranks: required (number of simulated ranks)");
+  if (!ranks_fit(prog, o->ranks)) return 1;
   if (csv && !out_check_dir(prog, "--csv", csv)) return 1;
   return CLI_CONTINUE;
 }
@@ -132,6 +159,52 @@ static bool run_capture(const char *prog, char **argv, char **out, sim_cost *cos
   return true;
 }
 
+/* Run the simulated program's flag check (check: smpirun's arguments for
+ * one rank and --check-flags) with its output in dir/check.txt; returns
+ * its exit status, after printing the program's own lines ("ballast-...")
+ * when it refused: one usage error instead of one per simulated rank, and
+ * none of SimGrid's. */
+static int check_flags(const char *prog, char **check, const char *dir) {
+  char path[PATH_MAX + 16];
+  snprintf(path, sizeof path, "%s/check.txt", dir);
+  int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    fprintf(stderr, "%s: cannot create %s: %s\n", prog, path, strerror(errno));
+    return 1;
+  }
+  /* The child inherits this process's stderr: point it at the file while
+   * the child starts. */
+  fflush(stderr);
+  int saved = dup(2);
+  pid_t pid = saved >= 0 && dup2(fd, 2) == 2 ? launch_spawn(prog, check, fd) : -1;
+  if (saved >= 0) {
+    dup2(saved, 2);
+    close(saved);
+  }
+  int status = pid < 0 ? 1 : launch_wait(pid);
+  if (status != 0 && pid >= 0) {
+    FILE *f = fdopen(fd, "r");
+    char line[1024];
+    bool said = false;
+    if (f) {
+      rewind(f);
+      while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "ballast-", 8)) {
+          fputs(line, stderr);
+          said = true;
+        }
+      fclose(f);
+    } else {
+      close(fd);
+    }
+    if (!said) fprintf(stderr, "%s: the simulated program refused its flags (exit status %d)\n", prog, status);
+  } else {
+    close(fd);
+  }
+  unlink(path);
+  return status;
+}
+
 bool sim_run(const char *prog, const sim_opts *o, const char *smpirun, const char *exe,
              char **out, sim_cost *cost) {
   *out = NULL;
@@ -189,6 +262,10 @@ bool sim_run(const char *prog, const sim_opts *o, const char *smpirun, const cha
   args[k++] = test;
   args[k++] = (char *)"--log=root.thres:warning";
   args[k++] = (char *)"--log=xbt_cfg.thres:warning";
+  /* A program that refuses its run on every rank (dlb-bench's memory
+   * check) would otherwise add SimGrid's "SMPI process did not return 0"
+   * once per simulated rank: the exit status says it once. */
+  args[k++] = (char *)"--log=smpi_kernel.thres:error";
   for (int i = 0; i < o->ncfgs; i++) {
     snprintf(cfgbuf[i], sizeof cfgbuf[i], "--cfg=%s", o->cfgs[i]);
     args[k++] = cfgbuf[i];
@@ -198,7 +275,19 @@ bool sim_run(const char *prog, const sim_opts *o, const char *smpirun, const cha
   args[k++] = (char *)"--json";
   args[k] = NULL;
 
-  bool ran = run_capture(prog, args, out, cost);
+  /* The program's flags first, on one rank. */
+  char *check[2 * SIM_MAX_ARGS + 32];
+  memcpy(check, args, (size_t)(k + 1) * sizeof *args);
+  check[2] = (char *)"1";
+  check[k - 1] = (char *)"--check-flags";
+  int st = check_flags(prog, check, dir);
+  bool ran = false;
+  if (st != 0) {
+    cost->status = st;
+    cost->refused = true;
+  } else {
+    ran = run_capture(prog, args, out, cost);
+  }
   if (!o->keep) {
     unlink(plat);
     unlink(hosts);
@@ -236,7 +325,7 @@ static void sim_json_cost(json_writer *j, const sim_cost *cost) {
 
 char *sim_launch(const char *prog, const sim_opts *o, const char *smpirun, const char *helper_rel,
                  sim_cost *cost) {
-  *cost = (sim_cost){0, 0, 0};
+  *cost = (sim_cost){0, 0, 0, false};
   char exe[PATH_MAX];
   if (!sim_find_helper(helper_rel, exe, sizeof exe)) {
     fprintf(stderr, "%s: %s is missing (build Ballast with SimGrid: Debian libsimgrid-dev)\n", prog,
@@ -296,6 +385,10 @@ bool sim_csv_close(const char *prog, const char *path, FILE *f) {
 int sim_finish(const char *prog, const sim_opts *o, const char *name, const char *what, char *text,
                const sim_cost *cost, bool parsed, bool ok, bool json, void (*table)(void *arg),
                bool (*csv)(void *arg), void *arg) {
+  if (cost->refused) { /* said already, once */
+    free(text);
+    return cost->status;
+  }
   if (!ok)
     fprintf(stderr, "%s: the simulation failed (exit status %d%s%s%s)\n", prog, cost->status,
             parsed ? "" : ", no ", parsed ? "" : what, parsed ? "" : " result");

@@ -57,11 +57,12 @@ bool sim_forward(const char *arg, void *ctx);
       CLI_CUSTOM("--smpi-cfg", "K:V", (o), sim_parse_cfg,                                     \
                  "extra SimGrid setting (repeatable), e.g. smpi/test:2e-6")
 
-/* After cli_parse(): copies the machine into plat and checks that the
- * directory of --csv (csv, or NULL) exists -- the file is appended to, not
- * written whole, but a missing directory must not cost the simulation.
+/* After cli_parse(): copies the machine into plat, checks that this
+ * machine can start --ranks simulated ranks (vm.max_map_count) and that
+ * the directory of --csv (csv, or NULL) exists -- the file is appended to,
+ * not written whole, but a missing directory must not cost the simulation.
  * Returns CLI_CONTINUE, or the exit status: 2 when --ranks is missing, 1
- * for the directory. */
+ * for too many ranks or the directory. */
 int sim_opts_finish(sim_opts *o, const char *prog, const char *csv);
 
 /* The program at `rel` from this program's directory (executable). */
@@ -70,10 +71,14 @@ bool sim_find_helper(const char *rel, char *out, size_t n);
 typedef struct sim_cost {
   double wall_s, peak_mb; /* peak PSS of the simulation (memwatch.h) */
   int status;             /* exit status, or 128 + signal */
+  bool refused;           /* the program refused its flags before the run (said why) */
 } sim_cost;
 
-/* Writes the platform into a temporary directory, runs `smpirun [settings]
- * exe [forwarded flags] --json` with its stdout captured into *out
+/* Writes the platform into a temporary directory, runs `smpirun -np 1
+ * [settings] exe [forwarded flags] --check-flags` (when it fails: prints
+ * the program's reason, sets cost->refused and its status, returns false),
+ * then `smpirun [settings] exe [forwarded flags] --json` with its stdout
+ * captured into *out
  * (malloc'd, NUL-terminated), removes the directory (unless --keep-files)
  * and fills *cost. Returns false if it could not run or capture (*out is
  * then NULL); a signal forwarded meanwhile is for the caller to die of

@@ -40,7 +40,7 @@ int main(int argc, char **argv) {
   launch_mute_begin(); /* under mpirun, rank 0 alone prints a usage error */
   int prc = uts_parse(argc, argv, &o);
   launch_mute_end();
-  if (prc != CLI_CONTINUE) return prc;
+  if (prc != CLI_CONTINUE || o.check_flags) return prc == CLI_CONTINUE ? 0 : prc;
   /* Open MPI binds each rank to one core by default when there are few
    * ranks, which would put all of a rank's workers on that core. */
   if (o.workers > 1 && o.ranks > 0 && !launch_under_mpirun())

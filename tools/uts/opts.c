@@ -155,6 +155,9 @@ int uts_parse(int argc, char **argv, opts *o) {
       CLI_DOUBLE("--slice", "S", &o->slice, 1e-9, 10,
                  "simulated seconds of work between two checks (split,\n"
                  "poll) of a task (default: 3 node costs, at least 0.0001)"),
+      CLI_BOOL("--check-flags", &o->check_flags,
+               "check every flag, then exit (`ballast simulate-uts` does,\n"
+               "on one rank, before the simulation)"),
 #endif
       CLI_END};
   const cli_program prog = {

@@ -39,6 +39,7 @@ typedef struct opts {
   int progress; /* index in progress_names */
   uint64_t seed;
   bool json;
+  bool check_flags; /* SMPI build: check the flags, then exit */
   /* Simulated work (SMPI build only; 0 elsewhere): seconds per node, or 0
    * for work_per_rank x ranks / nodes; a check every `slice` seconds. */
   double node_cost, work_per_rank, slice;
