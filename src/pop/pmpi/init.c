@@ -21,6 +21,7 @@
 #include <ballast/log.h>
 #include <ballast/pop.h>
 
+#include "pmpi.h"
 #include "table.h"
 
 #define ME "libballast_pop"
@@ -30,20 +31,22 @@ static void log_stderr(bal_log_level level, const char *module, const char *msg,
   if ((int)level <= (int)BAL_LOG_WARN) fprintf(stderr, ME ": %s: %s\n", module, msg);
 }
 
-static void start(void) {
+void pop_start(void) {
+  int up = 0;
+  if (PMPI_Initialized(&up) != MPI_SUCCESS || !up) return;
   bal_log_set_callback(log_stderr, BAL_LOG_WARN, NULL);
   bal_pop_init(); /* a bad BALLAST_LEND is logged; measuring goes on */
 }
 
 int MPI_Init(int *argc, char ***argv) {
   int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS) start();
+  if (rc == MPI_SUCCESS) pop_start();
   return rc;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS) start();
+  if (rc == MPI_SUCCESS) pop_start();
   return rc;
 }
 
@@ -95,7 +98,7 @@ static void print(const bal_pop_report *rep) {
   pop_table_print(stderr, R, names, fig);
 }
 
-int MPI_Finalize(void) {
+void pop_finish(void) {
   bal_pop_report *rep = NULL;
   int rc = bal_pop_report_create(MPI_COMM_WORLD, &rep);
   int rank = 0;
@@ -110,5 +113,9 @@ int MPI_Finalize(void) {
       print(rep);
   }
   bal_pop_report_destroy(rep);
+}
+
+int MPI_Finalize(void) {
+  pop_finish();
   return PMPI_Finalize();
 }
