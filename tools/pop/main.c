@@ -32,17 +32,19 @@ int main(int argc, char **argv) {
   }
   snprintf(report, sizeof report, "%s/report.tsv", dir);
   int status = pop_run(&o, report);
+  if (launch_signal() == 0) {
+    if (status > 128 && status < 128 + NSIG)
+      fprintf(stderr, POP_PROG ": the program was killed by signal %d (%s)\n", status - 128,
+              strsignal(status - 128));
+    else if (status > 0)
+      fprintf(stderr, POP_PROG ": the program exited with status %d\n", status);
+  }
   pop_report r;
-  bool have = status >= 0 && pop_read(report, &r);
+  bool have = status >= 0 && launch_signal() == 0 && pop_read(report, &r);
   unlink(report);
   rmdir(dir);
   launch_die(); /* stopped by a signal: die of it, as the program did */
   if (status < 0) return 1;
-  if (status > 128 && status < 128 + NSIG)
-    fprintf(stderr, POP_PROG ": the program was killed by signal %d (%s)\n", status - 128,
-            strsignal(status - 128));
-  else if (status != 0)
-    fprintf(stderr, POP_PROG ": the program exited with status %d\n", status);
   if (!have) return status != 0 ? status : 1;
   int only = -1;
   if (o.region) {

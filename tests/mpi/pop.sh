@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# ballast pop end to end:
+#   fortran PROGRAM   an unmodified Fortran program (pop_fortran_mpi.f90 or
+#                     pop_fortran_f08.f90: rank r sleeps (r + 1) x 100 ms,
+#                     then MPI_Allreduce, 5 times) on 4 ranks: LB within 2%
+#                     of (P + 1) / (2P) = 0.625, CE within 2% of 1, every
+#                     rank's 5 + 1 calls counted (Fortran reaches the C
+#                     PMPI layer directly, past the C wrappers), --csv and
+#                     --plot written
+#   heat HEAT         `ballast heat` under a constant competing load on
+#                     rank 1 (slowdown 2), balanced (string) and not (off),
+#                     with --poll-interval 0 so that its waits are
+#                     MPI_Waitall (measured) rather than MPI_Test loops:
+#                     pop's figures against heat's own efficiency
+#                     (docs/pop.md, "heat": the definitions differ)
+# Usage: pop.sh MODE POP MPIEXEC OVERSUBSCRIBE_FLAG PROGRAM
+set -euo pipefail
+what=$1 pop=$2 mpiexec=$3 oversub=$4 prog=$5
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# Waiting ranks yield the CPU: 4 ranks share 2 cores, and a rank spinning
+# in MPI would delay the wake-up of a sleeping one.
+export OMPI_MCA_mpi_yield_when_idle=1
+
+case $what in
+fortran)
+  # shellcheck disable=SC2086
+  "$pop" --json --csv "$tmp/r.csv" --plot "$tmp/r.png" -- "$mpiexec" -n 4 $oversub "$prog" 100 5 >"$tmp/out.json"
+  test -s "$tmp/r.png" || { echo "FAIL: no --plot" >&2; exit 1; }
+  python3 - "$tmp/out.json" "$tmp/r.csv" <<'PY'
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+g = d["regions"][0]
+assert g["name"] == "global" and g["ranks"] == 4, g
+print("LB %.4f CE %.4f PE %.4f" % (g["load_balance"], g["communication_efficiency"], g["parallel_efficiency"]))
+assert abs(g["load_balance"] - 0.625) <= 0.02 * 0.625, g["load_balance"]
+assert abs(g["communication_efficiency"] - 1) <= 0.02, g["communication_efficiency"]
+assert [r["calls"] for r in g["per_rank"]] == [5] * 4, "Fortran calls not all measured"
+for k, r in enumerate(g["per_rank"]):
+    assert abs(r["useful_s"] - 0.5 * (k + 1)) <= 0.02 * 0.5 * (k + 1), (k, r)
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == 4 and rows[3]["region"] == "global", rows
+PY
+  ;;
+heat)
+  for bal in off string; do
+    # shellcheck disable=SC2086
+    "$pop" --json -- "$mpiexec" -n 4 $oversub "$prog" --json --ny 400 --iterations 60 \
+      --row-time 0.0004 --load constant --loaded-ranks 1 --slowdown 2 --poll-interval 0 \
+      --balancer $bal >"$tmp/pop-$bal.json" 2>"$tmp/heat-$bal.out"
+    grep -o '^{.*}$' "$tmp/heat-$bal.out" >"$tmp/heat-$bal.json"
+  done
+  python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+def figures(bal):
+    g = json.load(open(f"{d}/pop-{bal}.json"))["regions"][0]
+    h = json.load(open(f"{d}/heat-{bal}.json"))
+    # heat's efficiency on pop's measurements: useful time weighted by the
+    # CPU share each rank had (1/slowdown on the loaded rank 1), over the
+    # CPU time available (heat's "available").
+    share = [0.5 if k == 1 else 1.0 for k in range(4)]
+    u = [r["useful_s"] for r in g["per_rank"]]
+    eq = sum(s * x for s, x in zip(share, u)) / (g["elapsed_s"] * sum(share))
+    print("%-6s pop LB %.4f PE %.4f on heat's terms %.4f | heat efficiency %.4f"
+          % (bal, g["load_balance"], g["parallel_efficiency"], eq, h["efficiency"]))
+    return g, h, eq
+g_off, h_off, eq_off = figures("off")
+g_on, h_on, eq_on = figures("string")
+# Balanced: the same figure on heat's terms, and the load balance, within 3%.
+assert abs(eq_on / h_on["efficiency"] - 1) <= 0.03, (eq_on, h_on["efficiency"])
+assert abs(g_on["load_balance"] / h_on["efficiency"] - 1) <= 0.03, (g_on["load_balance"], h_on["efficiency"])
+# Unbalanced: both see the imbalance the load makes (LB of useful times
+# [1, 2, 1, 1] = 5/8), and balancing raises both figures.
+assert abs(g_off["load_balance"] - 0.625) <= 0.05, g_off["load_balance"]
+assert g_on["load_balance"] > g_off["load_balance"] + 0.2
+assert h_on["efficiency"] > h_off["efficiency"] + 0.2
+PY
+  ;;
+*)
+  echo "unknown mode $what" >&2
+  exit 2
+  ;;
+esac

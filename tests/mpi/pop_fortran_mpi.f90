@@ -1,0 +1,29 @@
+! An unmodified Fortran program (module mpi) for `ballast pop`
+! (tests/mpi/pop.sh): rank r sleeps (r + 1) x T ms per iteration, then
+! MPI_Allreduce, so its load balance is (P + 1) / (2P). Arguments: T ITERS.
+program pop_fortran_mpi
+  use mpi
+  use, intrinsic :: iso_c_binding, only: c_int
+  implicit none
+  interface
+    integer(c_int) function usleep(us) bind(c, name="usleep")
+      import :: c_int
+      integer(c_int), value :: us
+    end function
+  end interface
+  integer :: rank, x, s, i, iters, t_ms, rc
+  character(len=32) :: arg
+  integer :: ierr
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call get_command_argument(1, arg)
+  read (arg, *) t_ms
+  call get_command_argument(2, arg)
+  read (arg, *) iters
+  do i = 1, iters
+    rc = usleep(int((rank + 1) * t_ms * 1000, c_int))
+    x = rank
+    call MPI_Allreduce(x, s, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  end do
+  call MPI_Finalize(ierr)
+end program
