@@ -16,10 +16,11 @@
  *
  * The life of one MPI call. The wrapper (pmpi/wrap.c) calls
  * bal_pop_mpi_enter(): on the measured thread at depth 0 it reads the clock
- * into bal__pop.t_enter and calls bal__pop_blocking_enter() (lend.c). The
- * PMPI_ call runs. bal_pop_mpi_exit() adds now - t_enter to bal__pop.mpi_ns,
- * one counter for the whole process, and counts the call. A region never
- * sees calls: bal_pop_region_start() records (now, mpi_ns, calls) and
+ * (the TSC where it is invariant, account.c) and calls
+ * bal__pop_blocking_enter() (lend.c). The PMPI_ call runs.
+ * bal_pop_mpi_exit() adds the ticks since to bal__pop.mpi_ticks, one
+ * counter for the whole process, and counts the call. A region never
+ * sees calls: bal_pop_region_start() records (now, mpi_ticks, calls) and
  * bal_pop_region_stop() adds the differences to the region's totals, so a
  * call costs the same however many regions run, and nested regions add up
  * by construction. The report (report.c) reads each region's totals (a
@@ -35,13 +36,14 @@
 typedef struct bal__pop_region {
   char name[BAL_POP_MAX_NAME + 1];
   bool running;
-  int64_t start_ns, start_mpi_ns, start_calls; /* at the running start */
-  int64_t elapsed_ns, mpi_ns, calls;          /* totals of finished runs */
+  int64_t start_ns, start_mpi_ticks, start_calls; /* at the running start */
+  int64_t elapsed_ns, mpi_ticks, calls;          /* totals of finished runs */
 } bal__pop_region;
 
 typedef struct bal__pop_state {
   bool initialized;
-  int64_t mpi_ns; /* MPI time of the measured thread since bal_pop_init() */
+  int64_t mpi_ticks; /* MPI time of the measured thread since bal_pop_init(),
+                      * in clock ticks (account.c) */
   int64_t calls;  /* outermost MPI calls measured */
   int nregions;
   bal__pop_region region[BAL_POP_MAX_REGIONS];
@@ -49,9 +51,15 @@ typedef struct bal__pop_state {
 
 extern bal__pop_state bal__pop;
 
-/* The region's totals as of now_ns (a running region counted up to now). */
+/* The region's totals as of now_ns (a running region counted up to now),
+ * MPI time in ticks. */
 void bal__pop_region_now(const bal__pop_region *r, int64_t now_ns, int64_t *elapsed_ns,
-                         int64_t *mpi_ns, int64_t *calls);
+                         int64_t *mpi_ticks, int64_t *calls);
+
+/* Nanoseconds per tick of account.c's clock: the ratio of the two clocks
+ * since bal_pop_init() (now_ns: the nanosecond clock now). 1 where ticks
+ * are nanoseconds. */
+double bal__pop_ns_per_tick(int64_t now_ns);
 
 /* ---- lend.c: the seam with lending (BALLAST_LEND) ---- */
 /* Read BALLAST_LEND once. BAL_OK, or BAL_EINVAL (logged) for a value

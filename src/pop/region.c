@@ -6,13 +6,13 @@
 #include "pop_internal.h"
 
 void bal__pop_region_now(const bal__pop_region *r, int64_t now_ns, int64_t *elapsed_ns,
-                         int64_t *mpi_ns, int64_t *calls) {
+                         int64_t *mpi_ticks, int64_t *calls) {
   *elapsed_ns = r->elapsed_ns;
-  *mpi_ns = r->mpi_ns;
+  *mpi_ticks = r->mpi_ticks;
   *calls = r->calls;
   if (r->running) {
     *elapsed_ns += now_ns - r->start_ns;
-    *mpi_ns += bal__pop.mpi_ns - r->start_mpi_ns;
+    *mpi_ticks += bal__pop.mpi_ticks - r->start_mpi_ticks;
     *calls += bal__pop.calls - r->start_calls;
   }
 }
@@ -46,7 +46,7 @@ int bal_pop_region_start(int id) {
   bal__pop_region *r = &bal__pop.region[id];
   if (r->running) return BAL_EBUSY;
   r->running = true;
-  r->start_mpi_ns = bal__pop.mpi_ns;
+  r->start_mpi_ticks = bal__pop.mpi_ticks;
   r->start_calls = bal__pop.calls;
   r->start_ns = bal__now_ns();
   return BAL_OK;
@@ -58,7 +58,7 @@ int bal_pop_region_stop(int id) {
   if (rc != BAL_OK) return rc;
   bal__pop_region *r = &bal__pop.region[id];
   if (!r->running) return BAL_EINVAL;
-  bal__pop_region_now(r, now, &r->elapsed_ns, &r->mpi_ns, &r->calls);
+  bal__pop_region_now(r, now, &r->elapsed_ns, &r->mpi_ticks, &r->calls);
   r->running = false;
   return BAL_OK;
 }

@@ -82,6 +82,7 @@ int bal_pop_report_create(MPI_Comm comm, bal_pop_report **out) {
   if (!bal__pop.initialized) return BAL_ENOTSUP;
   if (out == NULL) return BAL_EINVAL;
   int64_t now = bal__now_ns();
+  double ns_per_tick = bal__pop_ns_per_tick(now); /* one ratio for every region */
   int rank, ranks, rc;
   if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || PMPI_Comm_size(comm, &ranks) != MPI_SUCCESS)
     return BAL_EMPI;
@@ -113,6 +114,7 @@ int bal_pop_report_create(MPI_Comm comm, bal_pop_report **out) {
       memcpy(rep->name[i], bal__pop.region[i].name, sizeof rep->name[i]);
       bal__pop_region_now(&bal__pop.region[i], now, &mine[i * REC_N + REC_ELAPSED],
                           &mine[i * REC_N + REC_MPI], &mine[i * REC_N + REC_CALLS]);
+      mine[i * REC_N + REC_MPI] = (int64_t)((double)mine[i * REC_N + REC_MPI] * ns_per_tick);
     }
     rc = nodes_of(comm, rank, rep->node, ranks);
     if (rc == BAL_OK && PMPI_Allgather(mine, R * REC_N, MPI_INT64_T, rep->rec, R * REC_N,

@@ -68,9 +68,16 @@ def figures(bal):
     return g, h, eq
 g_off, h_off, eq_off = figures("off")
 g_on, h_on, eq_on = figures("string")
-# Balanced: the same figure on heat's terms, and the load balance, within 3%.
+# heat's efficiency is productive / available CPU time: a parallel
+# efficiency (LB x CE, not LB alone) whose numerator is the ideal cost of
+# the rows and whose denominator leaves out the competing load's CPU share.
+# On those terms, balanced, pop's measurement agrees within 3%.
 assert abs(eq_on / h_on["efficiency"] - 1) <= 0.03, (eq_on, h_on["efficiency"])
-assert abs(g_on["load_balance"] / h_on["efficiency"] - 1) <= 0.03, (g_on["load_balance"], h_on["efficiency"])
+# Unbalanced, the three unloaded ranks sleep through most of each sweep,
+# and on a loaded machine they wake late: heat counts the late wake-ups as
+# lost (its numerator is the ideal row cost), pop as useful (they are
+# outside MPI). Measured gaps: 2-13% (docs/pop.md), so only 15% here.
+assert abs(eq_off / h_off["efficiency"] - 1) <= 0.15, (eq_off, h_off["efficiency"])
 # Unbalanced: both see the imbalance the load makes (LB of useful times
 # [1, 2, 1, 1] = 5/8), and balancing raises both figures.
 assert abs(g_off["load_balance"] - 0.625) <= 0.05, g_off["load_balance"]

@@ -35,6 +35,10 @@ void pop_start(void) {
   int up = 0;
   if (PMPI_Initialized(&up) != MPI_SUCCESS || !up) return;
   bal_log_set_callback(log_stderr, BAL_LOG_WARN, NULL);
+  /* Every rank starts the run's clock together: MPI_Init returns at
+   * different times on different ranks, and that skew would count as
+   * elapsed time of the first ranks out. */
+  PMPI_Barrier(MPI_COMM_WORLD);
   bal_pop_init(); /* a bad BALLAST_LEND is logged; measuring goes on */
 }
 
