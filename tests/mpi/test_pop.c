@@ -10,6 +10,8 @@
  *                     is refused on every rank
  *   figures           bal_pop_figures_compute() on hand-made times, nodes
  *                     included (LB = LB_in x LB_out)
+ *   pool              bal_pop_pool_load_balance(): avg/max of the workers'
+ *                     busy times of the pool's last loop
  * Sleeping, not computing, so that the times are wall time on a loaded,
  * oversubscribed machine. */
 #include <math.h>
@@ -167,6 +169,34 @@ static void figures(void) {
   CHECK(bal_pop_figures_compute(2, el, us, badnode, &f) == BAL_EINVAL);
 }
 
+/* Index i sleeps (i + 1) ms: worker figures differ, whatever the deal. */
+static void sleepy(int64_t b, int64_t e, void *arg) {
+  (void)arg;
+  for (int64_t i = b; i < e; i++) sleep_ms((double)(i + 1));
+}
+
+static void pool(void) {
+  bal_pool *p = NULL;
+  CHECK(bal_pool_create(3, &p) == BAL_OK);
+  double lb = -1;
+  CHECK(bal_pop_pool_load_balance(p, &lb) == BAL_ENOTSUP); /* no loop yet */
+  CHECK(bal_pop_pool_load_balance(NULL, &lb) == BAL_EINVAL);
+  CHECK(bal_pop_pool_load_balance(p, NULL) == BAL_EINVAL);
+  CHECK(bal_for(p, 0, 12, 1, sleepy, NULL) == BAL_OK);
+  CHECK(bal_pop_pool_load_balance(p, &lb) == BAL_OK);
+  double sum = 0, max = 0;
+  int n = bal_pool_size(p);
+  for (int k = 0; k < n; k++) {
+    bal_for_stats st;
+    CHECK(bal_for_last_stats(p, k, &st) == BAL_OK);
+    sum += st.busy_seconds;
+    if (st.busy_seconds > max) max = st.busy_seconds;
+  }
+  CHECK(max > 0 && lb > 0 && lb <= 1);
+  CHECK(near(lb, sum / n / max, 1e-12));
+  bal_pool_destroy(p);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -180,6 +210,8 @@ int main(int argc, char **argv) {
     mismatch();
   else if (strcmp(argv[1], "figures") == 0)
     figures();
+  else if (strcmp(argv[1], "pool") == 0)
+    pool();
   else
     CHECK(!"unknown scenario");
   MPI_Finalize();
