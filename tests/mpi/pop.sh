@@ -89,8 +89,9 @@ assert abs(eq_on / h_on["efficiency"] - 1) <= 0.08, (eq_on, h_on["efficiency"])
 # Unbalanced, the three unloaded ranks sleep through most of each sweep,
 # and on a loaded machine they wake late: heat counts the late wake-ups as
 # lost (its numerator is the ideal row cost), pop as useful (they are
-# outside MPI). Measured gaps: 2-13% (docs/pop.md), so only 15% here.
-assert abs(eq_off / h_off["efficiency"] - 1) <= 0.15, (eq_off, h_off["efficiency"])
+# outside MPI). Measured gaps: 2.6-8% (docs/pop.md), so 12% here, below
+# the 15-22% between heat's efficiency and the raw LB.
+assert abs(eq_off / h_off["efficiency"] - 1) <= 0.12, (eq_off, h_off["efficiency"])
 # Unbalanced: both see the imbalance the load makes (LB of useful times
 # [1, 2, 1, 1] = 5/8), and balancing raises both figures.
 assert abs(g_off["load_balance"] - 0.625) <= 0.05, g_off["load_balance"]
