@@ -28,8 +28,10 @@
  * Only the thread that called bal_pop_init() is measured: MPI time spent by
  * other threads is not counted (their calls still pass through).
  *
- * Cost measured here (docs/BENCHMARKS.md): one enter/exit pair adds two
- * clock reads to an MPI call.
+ * Cost measured (docs/BENCHMARKS.md, "pop: interception overhead"): one
+ * enter/exit pair, through libballast_pop.so, adds 78 ns (median of three
+ * runs; 71-125 ns on a loaded 2-core VM) to an MPI call: two reads of the
+ * invariant TSC (clock_gettime where there is none).
  */
 #ifndef BALLAST_POP_H
 #define BALLAST_POP_H

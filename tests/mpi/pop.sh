@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ballast pop end to end:
-#   fortran PROGRAM   an unmodified Fortran program (pop_fortran_mpi.f90 or
-#                     pop_fortran_f08.f90: rank r sleeps (r + 1) x 100 ms,
+#   fortran PROGRAM   an unmodified Fortran program (pop_fortran.F90, with
+#                     module mpi or mpi_f08: rank r sleeps (r + 1) x 100 ms,
 #                     then MPI_Allreduce, 5 times) on 4 ranks: LB within 2%
 #                     of (P + 1) / (2P) = 0.625, CE within 2% of 1, every
 #                     rank's 5 + 1 calls counted (Fortran reaches the C
@@ -47,8 +47,10 @@ print("LB %.4f CE %.4f PE %.4f" % (g["load_balance"], g["communication_efficienc
 assert abs(g["load_balance"] - 0.625) <= 0.02 * 0.625, g["load_balance"]
 assert abs(g["communication_efficiency"] - 1) <= 0.02, g["communication_efficiency"]
 assert [r["calls"] for r in g["per_rank"]] == [5] * 4, "Fortran calls not all measured"
+# Each rank's useful time is its sleeping, which a loaded machine
+# stretches by a few ms per wake-up: 5% for one rank, 2% for the figures.
 for k, r in enumerate(g["per_rank"]):
-    assert abs(r["useful_s"] - 0.5 * (k + 1)) <= 0.02 * 0.5 * (k + 1), (k, r)
+    assert abs(r["useful_s"] - 0.5 * (k + 1)) <= 0.05 * 0.5 * (k + 1), (k, r)
 rows = list(csv.DictReader(open(sys.argv[2])))
 assert len(rows) == 4 and rows[3]["region"] == "global", rows
 PY

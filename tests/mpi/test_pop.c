@@ -83,7 +83,9 @@ static void exact(double t_ms, int iters) {
     CHECK(cm.calls == iters && lo.calls == iters && gl.calls >= iters + 1);
     CHECK(lo.mpi_s == cm.mpi_s);
     CHECK(fabs(lo.elapsed_s - (wk.elapsed_s + cm.elapsed_s)) < 1e-3);
-    CHECK(near(wk.useful_s, (k + 1) * t_ms * 1e-3 * iters, 0.02));
+    /* one rank's sleeping, stretched by a few ms per wake-up when the
+     * machine is loaded: 5% (the figures above: 2%) */
+    CHECK(near(wk.useful_s, (k + 1) * t_ms * 1e-3 * iters, 0.05));
     CHECK(gl.elapsed_s >= lo.elapsed_s && gl.mpi_s >= lo.mpi_s);
     CHECK(lo.node == 0);
   }

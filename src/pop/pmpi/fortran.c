@@ -62,18 +62,21 @@ static void *lookup(void **cache, const char *name) {
 #define PARAMS_13 void *a1, void *a2, void *a3, void *a4, void *a5, void *a6, void *a7, void *a8, void *a9, void *a10, void *a11, void *a12, void *a13
 #define ARGS_13 a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13
 
-/* FWRAP(suffix, name, N): void mpi_<name><suffix>(N pointers), measured. */
-#define FWRAP(sfx, name, n)                                                                   \
+/* FDEF(suffix, name, N, BEFORE, AFTER): void mpi_<name><suffix>(N
+ * pointers), which runs BEFORE, the profiling entry point, then AFTER. */
+#define FDEF(sfx, name, n, before, after)                                                     \
   void mpi_##name##sfx(PARAMS_##n);                                                           \
   void mpi_##name##sfx(PARAMS_##n) {                                                          \
     static void *pmpi;                                                                        \
     void (*f)(PARAMS_##n);                                                                    \
     void *p_ = lookup(&pmpi, "pmpi_" #name #sfx);                                             \
     memcpy(&f, &p_, sizeof f); /* dlsym's object pointer to a function (POSIX) */             \
-    bal_pop_mpi_enter();                                                                      \
+    before;                                                                                   \
     f(ARGS_##n);                                                                              \
-    bal_pop_mpi_exit();                                                                       \
+    after;                                                                                    \
   }
+/* A measured call. */
+#define FWRAP(sfx, name, n) FDEF(sfx, name, n, bal_pop_mpi_enter(), bal_pop_mpi_exit())
 #define BOTH(name, n) FWRAP(_, name, n) FWRAP(_f08_, name, n)
 
 BOTH(send, 7)
@@ -104,32 +107,12 @@ BOTH(allgather, 8)
 BOTH(allgatherv, 9)
 BOTH(alltoall, 8)
 BOTH(alltoallv, 10)
+BOTH(alltoallw, 10)
 
 /* Start and end (pmpi.h): as the C MPI_Init, MPI_Init_thread, MPI_Finalize. */
-#define FSTART(sfx, name, n)                                                                  \
-  void mpi_##name##sfx(PARAMS_##n);                                                           \
-  void mpi_##name##sfx(PARAMS_##n) {                                                          \
-    static void *pmpi;                                                                        \
-    void (*f)(PARAMS_##n);                                                                    \
-    void *p_ = lookup(&pmpi, "pmpi_" #name #sfx);                                             \
-    memcpy(&f, &p_, sizeof f); /* dlsym's object pointer to a function (POSIX) */             \
-    f(ARGS_##n);                                                                              \
-    pop_start();                                                                              \
-  }
-FSTART(_, init, 1)
-FSTART(_f08_, init, 1)
-FSTART(_, init_thread, 3)
-FSTART(_f08_, init_thread, 3)
-
-#define FEND(sfx)                                                                             \
-  void mpi_finalize##sfx(void *ierror);                                                       \
-  void mpi_finalize##sfx(void *ierror) {                                                      \
-    static void *pmpi;                                                                        \
-    void (*f)(void *);                                                                        \
-    void *p_ = lookup(&pmpi, "pmpi_finalize" #sfx);                                           \
-    memcpy(&f, &p_, sizeof f);                                                                \
-    pop_finish();                                                                             \
-    f(ierror);                                                                                \
-  }
-FEND(_)
-FEND(_f08_)
+FDEF(_, init, 1, (void)0, pop_start())
+FDEF(_f08_, init, 1, (void)0, pop_start())
+FDEF(_, init_thread, 3, (void)0, pop_start())
+FDEF(_f08_, init_thread, 3, (void)0, pop_start())
+FDEF(_, finalize, 1, pop_finish(), (void)0)
+FDEF(_f08_, finalize, 1, pop_finish(), (void)0)
