@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # ballast pop end to end:
 #   fortran PROGRAM   an unmodified Fortran program (pop_fortran.F90, with
-#                     module mpi or mpi_f08: rank r sleeps (r + 1) x 100 ms,
-#                     then MPI_Allreduce, 5 times) on 4 ranks: LB within 2%
+#                     module mpi or mpi_f08: rank r sleeps (r + 1) x 300 ms,
+#                     then MPI_Allreduce, 3 times) on 4 ranks: LB within 2%
 #                     of (P + 1) / (2P) = 0.625, CE within 2% of 1, every
-#                     rank's 5 + 1 calls counted (Fortran reaches the C
+#                     rank's 3 calls counted (Fortran reaches the C
 #                     PMPI layer directly, past the C wrappers), --csv and
 #                     --plot written
 #   heat HEAT         `ballast heat` under a constant competing load on
@@ -26,7 +26,7 @@ export OMPI_MCA_mpi_yield_when_idle=1
 case $what in
 fortran)
   # shellcheck disable=SC2086
-  "$pop" --json --csv "$tmp/r.csv" --plot "$tmp/r.png" -- "$mpiexec" -n 4 $oversub "$prog" 100 5 >"$tmp/out.json"
+  "$pop" --json --csv "$tmp/r.csv" --plot "$tmp/r.png" -- "$mpiexec" -n 4 $oversub "$prog" 300 3 >"$tmp/out.json"
   test -s "$tmp/r.png" || { echo "FAIL: no --plot" >&2; exit 1; }
   # --region: the one asked for, or exit 1 naming it (the report is read)
   # shellcheck disable=SC2086
@@ -46,11 +46,14 @@ assert g["name"] == "global" and g["ranks"] == 4, g
 print("LB %.4f CE %.4f PE %.4f" % (g["load_balance"], g["communication_efficiency"], g["parallel_efficiency"]))
 assert abs(g["load_balance"] - 0.625) <= 0.02 * 0.625, g["load_balance"]
 assert abs(g["communication_efficiency"] - 1) <= 0.02, g["communication_efficiency"]
-assert [r["calls"] for r in g["per_rank"]] == [5] * 4, "Fortran calls not all measured"
+assert [r["calls"] for r in g["per_rank"]] == [3] * 4, "Fortran calls not all measured"
 # Each rank's useful time is its sleeping, which a loaded machine
-# stretches by a few ms per wake-up: 5% for one rank, 2% for the figures.
+# stretches at every wake-up (up to 26 ms each, measured at load 27 on
+# these 2 cores): 2% plus 40 ms per sleep for one rank. The figures above
+# are ratios over seconds-long sleeps, so 300 ms steps keep them in 2%.
 for k, r in enumerate(g["per_rank"]):
-    assert abs(r["useful_s"] - 0.5 * (k + 1)) <= 0.05 * 0.5 * (k + 1), (k, r)
+    want = 0.9 * (k + 1)
+    assert abs(r["useful_s"] - want) <= 0.02 * want + 3 * 0.04, (k, r)
 rows = list(csv.DictReader(open(sys.argv[2])))
 assert len(rows) == 4 and rows[3]["region"] == "global", rows
 PY
