@@ -21,6 +21,7 @@ static const struct {
     {"heat", "Jacobi heat solver rebalanced under a competing load (--ranks P launches mpiexec)"},
     {"malleable", "a bal_for loop whose rate follows the CPUs a node manager gives it"},
     {"node", "share a node's CPUs among jobs: registry, masks, run a job next to others"},
+    {"pop", "POP efficiency metrics (load balance, ...) of an unmodified MPI program"},
     {"overlay", "build a small-world overlay; measure degrees, routes, build times"},
     {"sched", "replay an SWF workload trace under FCFS, EASY or SD-Policy scheduling"},
     {"simulate-dlb", "DLB_Bench on thousands of simulated ranks (SimGrid SMPI cluster)"},
