@@ -13,9 +13,11 @@
  *  - ballast/rebalance.h : iterative rebalancing of domain-decomposed MPI codes;
  *    ballast/rebalance_plan.h : its building blocks (no MPI needed)
  *  - ballast/share.h : SD-Policy's sharing rule, shared by sched, node and SLURM
+ *  - ballast/pop.h : the POP efficiency metrics of an MPI run, per code region
  *
- * The two MPI modules are included when this installation of Ballast has
- * them (BALLAST_HAVE_STEAL, BALLAST_HAVE_REBALANCE in ballast/features.h):
+ * The MPI modules are included when this installation of Ballast has
+ * them (BALLAST_HAVE_STEAL, BALLAST_HAVE_REBALANCE, BALLAST_HAVE_POP in
+ * ballast/features.h):
  * then <mpi.h> must be reachable. pkg-config (ballast.pc) and the CMake
  * targets (Ballast::ballast, Ballast::ballast_static) of such a build pass
  * MPI's include path, so plain `cc` works through them. A program that uses
@@ -51,6 +53,9 @@
 #endif
 #if BALLAST_HAVE_REBALANCE && !defined(BALLAST_NO_MPI)
 #include <ballast/rebalance.h>
+#endif
+#if BALLAST_HAVE_POP && !defined(BALLAST_NO_MPI)
+#include <ballast/pop.h>
 #endif
 
 #endif /* BALLAST_H */

@@ -12,7 +12,9 @@
 
 #include <ballast/rebalance.h>
 
+#include "core/balance.h"
 #include "core/check.h"
+#include "core/log.h"
 #include "core/clock.h"
 #include "rebalance_internal.h"
 
@@ -318,10 +320,18 @@ int bal__rebalance_resolve(bal_rebalance *rb, int64_t *moved) {
                                 : (double)rb->n[k];
     rsum += rb->rate[k];
     lsum += load;
-    t_now = fmax(t_now, load / rb->rate[k]);
+    rb->tk[k] = load / rb->rate[k];
+    t_now = fmax(t_now, rb->tk[k]);
   }
   double ideal = lsum / rsum;
   rb->st.imbalance = ideal > 0.0 ? t_now / ideal : 1.0;
+  /* The POP load balance of the times each rank needs at its present load,
+   * with the definition `pop` reports (core/balance.h), so that both
+   * modules' figures compare. Every rank computes it; rank 0 speaks. */
+  double lb;
+  if (rb->rank == 0 && bal__load_balance(rb->tk, P, &lb) == BAL_OK)
+    bal__log(BAL_LOG_INFO, "rebalance", "step %lld: load balance %.3f (avg/max of load/rate)",
+             (long long)rb->st.steps, lb);
   /* 4. targets and the plan */
   int rc;
   if (rb->weighted && P > 1) {

@@ -150,6 +150,7 @@ struct bal_rebalance {
 
   /* scratch of size `size` */
   double *rate;
+  double *tk; /* each rank's time at its load, for the load balance logged */
   int64_t *n, *t, *a, *shift;
   bal_rebalance_transfer *plan;
   int nplan;

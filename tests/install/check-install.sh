@@ -42,4 +42,12 @@ EOF
 cc -std=c11 -Wall -Wextra -Wpedantic -Werror -I"$tmp/prefix/include" "$tmp/plan.c" \
   -o "$tmp/plan" -L"$libdir" -lballast
 LD_LIBRARY_PATH="$libdir:${LD_LIBRARY_PATH:-}" "$tmp/plan"
+# ballast pop finds the installed libballast_pop.so from its own directory
+# and measures an installed MPI program with it (MPI builds).
+if [ -x "$tmp/prefix/bin/ballast-pop" ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  LD_LIBRARY_PATH="$libdir:${LD_LIBRARY_PATH:-}" "$tmp/prefix/bin/ballast-pop" --json -- \
+    mpiexec --oversubscribe -n 2 "$tmp/prefix/bin/ballast-heat" --ny 8 --iterations 2 >"$tmp/pop.json"
+  grep -q '"name":"global","ranks":2' "$tmp/pop.json"
+fi
 echo "install check passed"

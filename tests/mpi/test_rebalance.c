@@ -23,6 +23,7 @@
 
 #include <mpi.h>
 
+#include <ballast/log.h>
 #include <ballast/rebalance.h>
 
 #include "mpi_check.h"
@@ -321,10 +322,25 @@ static void random_loads(const char *balancer, int seeds) {
                         seeds, total_rebalances);
 }
 
+/* The load balance rank 0 logs at each decision: the first and last. */
+static double lb_first = -1, lb_last = -1;
+static void capture_lb(bal_log_level level, const char *module, const char *msg, void *user) {
+  (void)level;
+  (void)user;
+  const char *at = strstr(msg, "load balance ");
+  double lb;
+  if (strcmp(module, "rebalance") == 0 && at && sscanf(at, "load balance %lf", &lb) == 1) {
+    if (lb_first < 0) lb_first = lb;
+    lb_last = lb;
+  }
+}
+
 /* One rank at half speed: proportional counts, then quiet. */
 static void converge(const char *balancer) {
   int64_t per = 100, total = per * nranks;
   even_items(per);
+  lb_first = lb_last = -1;
+  CHECK(bal_log_set_callback(capture_lb, BAL_LOG_INFO, NULL) == BAL_OK);
   bal_rebalance *rb = make(balancer, 1, 2, 0.10, BAL_REBALANCE_FILTER_ADAPTIVE);
   int slow = nranks / 2;
   uint64_t noise = 99 + (uint64_t)rank;
@@ -349,8 +365,18 @@ static void converge(const char *balancer) {
   bal_rebalance_stats st;
   bal_rebalance_stats_get(rb, &st);
   if (rank == 0)
-    printf("converge %s: %" PRId64 " rebalances, last at step %" PRId64 ", imbalance %.3f\n",
-           balancer, st.rebalances, last_move_step, st.imbalance);
+    printf("converge %s: %" PRId64 " rebalances, last at step %" PRId64
+           ", imbalance %.3f, load balance logged %.3f then %.3f\n",
+           balancer, st.rebalances, last_move_step, st.imbalance, lb_first, lb_last);
+  /* Rank 0 logs avg/max of load/rate at each decision: at the first, even
+   * counts and one rank at half speed, (P + 1) / (2P) (+-4% noise); at the
+   * last, balanced. */
+  if (rank == 0 && nranks > 1) {
+    double want = (nranks + 1.0) / (2.0 * nranks);
+    CHECK(fabs(lb_first - want) <= 0.06 * want);
+    CHECK(lb_last > 0.9 && lb_last <= 1.0);
+  }
+  bal_log_set_callback(NULL, BAL_LOG_ERROR, NULL);
   bal_rebalance_destroy(rb);
 }
 

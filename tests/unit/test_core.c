@@ -1,14 +1,17 @@
-/* core: status names, version, log callback plumbing. */
+/* core: status names, version, log callback plumbing, the load-balance
+ * figure. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <ballast/ballast.h>
 
+#include "core/balance.h"
 #include "core/log.h"
 
 /* The codes of 0.2, written out here on purpose (not expanded from
@@ -122,6 +125,31 @@ static void log_rejects_bad_level(void **state) {
   assert_int_equal(bal_log_set_callback(capture, (bal_log_level)(BAL_LOG_DEBUG + 1), NULL), BAL_EINVAL);
 }
 
+/* avg/max: 1 when equal, 1/n when one does all, NaN when nothing;
+ * bad input refused with the output untouched. */
+static void load_balance_is_avg_over_max(void **state) {
+  (void)state;
+  double lb = -1, eq[3] = {2, 2, 2}, one[4] = {0, 0, 5, 0}, r[4] = {1, 2, 3, 4};
+  assert_int_equal(bal__load_balance(eq, 3, &lb), BAL_OK);
+  assert_true(lb == 1.0);
+  assert_int_equal(bal__load_balance(one, 4, &lb), BAL_OK);
+  assert_true(lb == 0.25);
+  assert_int_equal(bal__load_balance(r, 4, &lb), BAL_OK);
+  assert_true(fabs(lb - 0.625) < 1e-15);
+  double zero[2] = {0, 0};
+  assert_int_equal(bal__load_balance(zero, 2, &lb), BAL_OK);
+  assert_true(isnan(lb));
+  lb = 7;
+  double neg[2] = {1, -1}, nan2[2] = {1, NAN}, inf2[2] = {1, INFINITY};
+  assert_int_equal(bal__load_balance(neg, 2, &lb), BAL_EINVAL);
+  assert_int_equal(bal__load_balance(nan2, 2, &lb), BAL_EINVAL);
+  assert_int_equal(bal__load_balance(inf2, 2, &lb), BAL_EINVAL);
+  assert_int_equal(bal__load_balance(r, 0, &lb), BAL_EINVAL);
+  assert_int_equal(bal__load_balance(NULL, 2, &lb), BAL_EINVAL);
+  assert_int_equal(bal__load_balance(r, 2, NULL), BAL_EINVAL);
+  assert_true(lb == 7);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(published_codes_keep_value_name_and_text),
@@ -129,6 +157,7 @@ int main(void) {
       cmocka_unit_test(version_matches_header),
       cmocka_unit_test(log_is_silent_by_default_and_filters_levels),
       cmocka_unit_test(log_rejects_bad_level),
+      cmocka_unit_test(load_balance_is_avg_over_max),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# ballast pop end to end:
+#   fortran PROGRAM   an unmodified Fortran program (pop_fortran.F90, with
+#                     module mpi or mpi_f08: rank r sleeps (r + 1) x 300 ms,
+#                     then MPI_Allreduce, 3 times) on 4 ranks: LB within 2%
+#                     of (P + 1) / (2P) = 0.625, CE within 2% of 1, every
+#                     rank's 3 calls counted (Fortran reaches the C
+#                     PMPI layer directly, past the C wrappers), --csv and
+#                     --plot written
+#   heat HEAT         `ballast heat` under a constant competing load on
+#                     rank 1 (slowdown 2), balanced (string) and not (off),
+#                     with --poll-interval 0 so that its waits are
+#                     MPI_Waitall (measured) rather than MPI_Test loops:
+#                     pop's figures against heat's own efficiency
+#                     (docs/pop.md, "heat": the definitions differ)
+# Usage: pop.sh MODE POP MPIEXEC OVERSUBSCRIBE_FLAG PROGRAM
+set -euo pipefail
+what=$1 pop=$2 mpiexec=$3 oversub=$4 prog=$5
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# Waiting ranks yield the CPU: 4 ranks share 2 cores, and a rank spinning
+# in MPI would delay the wake-up of a sleeping one.
+export OMPI_MCA_mpi_yield_when_idle=1
+
+case $what in
+fortran)
+  # shellcheck disable=SC2086
+  "$pop" --json --csv "$tmp/r.csv" --plot "$tmp/r.png" -- "$mpiexec" -n 4 $oversub "$prog" 300 3 >"$tmp/out.json"
+  test -s "$tmp/r.png" || { echo "FAIL: no --plot" >&2; exit 1; }
+  # --region: the one asked for, or exit 1 naming it (the report is read)
+  # shellcheck disable=SC2086
+  "$pop" --region global -- "$mpiexec" -n 2 $oversub "$prog" 1 1 >"$tmp/region.txt"
+  grep -q '^global ' "$tmp/region.txt" || { echo "FAIL: --region global" >&2; exit 1; }
+  # shellcheck disable=SC2086
+  if "$pop" --region nope -- "$mpiexec" -n 2 $oversub "$prog" 1 1 >/dev/null 2>"$tmp/err"; then
+    echo "FAIL: --region nope succeeded" >&2; exit 1
+  fi
+  grep -q "^ballast-pop: --region: no region 'nope' in the report" "$tmp/err" ||
+    { echo "FAIL: --region nope: $(cat "$tmp/err")" >&2; exit 1; }
+  python3 - "$tmp/out.json" "$tmp/r.csv" <<'PY'
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+g = d["regions"][0]
+assert g["name"] == "global" and g["ranks"] == 4, g
+print("LB %.4f CE %.4f PE %.4f" % (g["load_balance"], g["communication_efficiency"], g["parallel_efficiency"]))
+assert abs(g["load_balance"] - 0.625) <= 0.02 * 0.625, g["load_balance"]
+assert abs(g["communication_efficiency"] - 1) <= 0.02, g["communication_efficiency"]
+assert [r["calls"] for r in g["per_rank"]] == [3] * 4, "Fortran calls not all measured"
+# Each rank's useful time is its sleeping, which a loaded machine
+# stretches at every wake-up (up to 26 ms each, measured at load 27 on
+# these 2 cores): 2% plus 40 ms per sleep for one rank. The figures above
+# are ratios over seconds-long sleeps, so 300 ms steps keep them in 2%.
+for k, r in enumerate(g["per_rank"]):
+    want = 0.9 * (k + 1)
+    assert abs(r["useful_s"] - want) <= 0.02 * want + 3 * 0.04, (k, r)
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == 4 and rows[3]["region"] == "global", rows
+PY
+  ;;
+heat)
+  for bal in off string; do
+    # shellcheck disable=SC2086
+    "$pop" --json -- "$mpiexec" -n 4 $oversub "$prog" --json --ny 200 --iterations 30 \
+      --row-time 0.002 --load constant --loaded-ranks 1 --slowdown 2 --poll-interval 0 \
+      --balancer $bal >"$tmp/pop-$bal.json" 2>"$tmp/heat-$bal.out"
+    grep -o '^{.*}$' "$tmp/heat-$bal.out" >"$tmp/heat-$bal.json"
+  done
+  python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+def figures(bal):
+    g = json.load(open(f"{d}/pop-{bal}.json"))["regions"][0]
+    h = json.load(open(f"{d}/heat-{bal}.json"))
+    # heat's efficiency on pop's measurements: useful time weighted by the
+    # CPU share each rank had (1/slowdown on the loaded rank 1), over the
+    # CPU time available (heat's "available").
+    share = [0.5 if k == 1 else 1.0 for k in range(4)]
+    u = [r["useful_s"] for r in g["per_rank"]]
+    eq = sum(s * x for s, x in zip(share, u)) / (g["elapsed_s"] * sum(share))
+    print("%-6s pop LB %.4f PE %.4f on heat's terms %.4f | heat efficiency %.4f"
+          % (bal, g["load_balance"], g["parallel_efficiency"], eq, h["efficiency"]))
+    return g, h, eq
+g_off, h_off, eq_off = figures("off")
+g_on, h_on, eq_on = figures("string")
+# heat's efficiency is productive / available CPU time: a parallel
+# efficiency (LB x CE, not LB alone) whose numerator is the ideal cost of
+# the rows and whose denominator leaves out the competing load's CPU share.
+# On those terms pop's measurement agrees with it within 3% on a quiet
+# machine; pop counts as useful the late wake-ups of sleeping ranks that
+# heat counts as lost, and on this shared 2-core machine under load ~10
+# the balanced gap was 0.5-5.7% (docs/pop.md): 8% here.
+assert abs(eq_on / h_on["efficiency"] - 1) <= 0.08, (eq_on, h_on["efficiency"])
+# Unbalanced, the three unloaded ranks sleep through most of each sweep,
+# and on a loaded machine they wake late: heat counts the late wake-ups as
+# lost (its numerator is the ideal row cost), pop as useful (they are
+# outside MPI). Measured gaps: 2.6-8% (docs/pop.md), so 12% here, below
+# the 15-22% between heat's efficiency and the raw LB.
+assert abs(eq_off / h_off["efficiency"] - 1) <= 0.12, (eq_off, h_off["efficiency"])
+# Unbalanced: both see the imbalance the load makes (LB of useful times
+# [1, 2, 1, 1] = 5/8), and balancing raises both figures.
+assert abs(g_off["load_balance"] - 0.625) <= 0.05, g_off["load_balance"]
+assert g_on["load_balance"] > g_off["load_balance"] + 0.2
+assert h_on["efficiency"] > h_off["efficiency"] + 0.2
+PY
+  ;;
+*)
+  echo "unknown mode $what" >&2
+  exit 2
+  ;;
+esac
