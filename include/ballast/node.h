@@ -314,6 +314,44 @@ BAL_API int bal_node_proc_cpus(const bal_node_proc *p, int64_t *ncpus, bool *is_
  */
 BAL_API int bal_node_bind_thread(const bal_node_proc *p, const bal_node_mask *mask, int64_t k);
 
+/**
+ * Lend the CPUs this process uses while it waits (LeWI-style: a rank
+ * entering a blocking MPI call; docs/node.md, "Lending"): each CPU it owns
+ * becomes lent (it stays its owner), each CPU it borrowed is passed on to
+ * be borrowed again. Other attached processes borrow lent CPUs at their
+ * next bal_node_poll() (this one borrows nothing until it reclaims). All
+ * of them, the calling thread's CPU included: a thread waiting in MPI
+ * still runs, on the CPUs its affinity names, but shares them with the
+ * borrower (see docs/node.md for why nothing is kept).
+ * Cost: one guarded load, then an atomic load per CPU of the node and a
+ * compare-and-swap per CPU lent; no lock, no system call, no search for
+ * dead processes (measured in docs/BENCHMARKS.md, "node"). The SIGBUS
+ * guard covers its first load only: a registry truncated during the call
+ * may still raise SIGBUS in it.
+ * @return the number of CPUs lent (>= 0); BAL_EINVAL (NULL p);
+ *         BAL_ENOTFOUND (a manager removed this process, or it was cleaned:
+ *         nothing lent); BAL_EFORMAT (the registry was truncated).
+ * Thread-safety: safe against bal_node_poll() on the same handle from
+ * another thread and against every other participant; lend and reclaim on
+ * one handle are to be called by one thread at a time, in pairs. A manager
+ * removing this process during the call (and another process taking its
+ * slot within that window) is not detected.
+ */
+BAL_API int bal_node_lend(bal_node_proc *p);
+
+/**
+ * Take back every CPU bal_node_lend() lent: each is this process's to use
+ * again at once in the registry; a borrower sees its mask shrink at its
+ * next bal_node_poll() (one poll interval) and moves off it then. This
+ * process's own next poll reports its CPUs again. Reclaiming without a
+ * lend first does nothing (returns 0).
+ * Cost: as bal_node_lend(), plus an atomic add per borrower.
+ * @return the number of CPUs reclaimed (>= 0); BAL_EINVAL (NULL p);
+ *         BAL_ENOTFOUND (removed or cleaned); BAL_EFORMAT (truncated).
+ * Thread-safety: as bal_node_lend().
+ */
+BAL_API int bal_node_reclaim(bal_node_proc *p);
+
 /* ------------------------------------------------------------------ */
 /* Manager side                                                        */
 
@@ -336,6 +374,9 @@ typedef struct bal_node_cpu_info {
   int64_t pid;   /**< process holding it, −1 if free */
   int64_t job;   /**< that process's job, −1 if free */
   int64_t owner; /**< the job that lent it to the holder, −1 if the holder's own or free */
+  int64_t user;  /**< process using it now (bal_node_lend()): the holder, a
+                      borrower, or −1 (free, or lent and not borrowed yet) */
+  bool lent;     /**< the holder lends it (bal_node_lend()) */
 } bal_node_cpu_info;
 
 /**

@@ -13,16 +13,6 @@
 #include "core/log.h"
 #include "node_internal.h"
 
-struct bal_node_proc {
-  bal__node_map map;
-  int32_t slot;
-  pid_t pid;
-  uint64_t start;
-  uint64_t seen;      /* the slot gen p->mask was read at (0: never) */
-  bool gone;          /* removed or cleaned: the mask is empty for good */
-  bal_node_mask mask; /* the mask at gen `seen` */
-};
-
 int bal_node_attach_config_init(bal_node_attach_config *cfg) {
   if (!cfg) return BAL_EINVAL;
   memset(cfg, 0, sizeof *cfg);
@@ -150,7 +140,9 @@ int bal_node_poll(bal_node_proc *p, bal_node_mask *mask, bool *changed) {
   uint64_t gen;
   int rc = bal__node_load_gen(&p->map, p->slot, &gen);
   if (rc != BAL_OK) return rc;
-  if (gen == p->seen) {
+  /* lend_gen lies below slot[]: past the guarded load it cannot fault. */
+  uint64_t lend = atomic_load_explicit(&s->lend_gen, memory_order_acquire);
+  if (gen == p->seen && lend == p->lend_seen) {
     if (mask) *mask = p->mask;
     if (changed) *changed = false;
     return BAL_OK;
@@ -165,14 +157,19 @@ int bal_node_poll(bal_node_proc *p, bal_node_mask *mask, bool *changed) {
     if (changed) *changed = true;
     return BAL_ENOTFOUND;
   }
-  uint64_t g = atomic_load_explicit(&sl->gen, memory_order_relaxed);
+  /* Borrow what is lent first (a lender borrows nothing), then read the
+   * gen: borrowing bumps it, and the mask below includes what it took. */
+  lend = atomic_load_explicit(&s->lend_gen, memory_order_acquire);
+  if (!atomic_load(&sl->lending)) bal__node_borrow(s, p->slot);
+  uint64_t g = atomic_load_explicit(&sl->gen, memory_order_acquire);
   bal_node_mask m;
-  bal__node_slot_mask(s, p->slot, &m, NULL);
+  bal__node_use_mask(s, p->slot, &m);
   atomic_store_explicit(&sl->applied, g, memory_order_release);
   bal__node_unlock(s);
   bool moved = !bal_node_mask_equal(&m, &p->mask) || p->seen == 0;
   p->mask = m;
   p->seen = g;
+  p->lend_seen = lend;
   if (mask) *mask = m;
   if (changed) *changed = moved;
   return moved ? apply(&p->map, &m) : BAL_OK;
