@@ -58,6 +58,16 @@ static void lend_borrow_reclaim(void **state) {
   fixture *f = *state;
   node_child a, b;
   two(f, &a, &b);
+  for (int round = 0; round < 5; round++) { /* both ways, again and again */
+    node_child *l = round % 2 ? &a : &b, *o = round % 2 ? &b : &a;
+    const char *own_l = round % 2 ? "0-7" : "8-15", *own_o = round % 2 ? "8-15" : "0-7";
+    assert_int_equal(node_child_cmd(l, 'l', NULL), 8);
+    polled(o, "0-15");
+    polled(l, "");
+    assert_int_equal(node_child_cmd(l, 'r', NULL), 8);
+    polled(o, own_o);
+    polled(l, own_l);
+  }
   assert_int_equal(node_child_cmd(&a, 'r', NULL), 0); /* nothing lent: nothing to reclaim */
   polled(&b, "8-15");                                 /* nothing lent: nothing borrowed */
   assert_int_equal(node_child_cmd(&a, 'l', NULL), 8);
