@@ -94,6 +94,18 @@
  * no other, not "." or "..") without control characters (bytes below
  * 0x20, and 0x7f); any other name is #BAL_EINVAL.
  *
+ * ## Lending
+ * A process waiting in a blocking call (a rank in MPI) can lend the CPUs
+ * it uses, LeWI-style: bal_node_lend() marks them lent (they stay its
+ * own), other attached processes borrow them at their next
+ * bal_node_poll(), bal_node_reclaim() takes them back at once and
+ * borrowers move off within one poll. A process's mask, as bal_node_poll()
+ * reports it, is the CPUs it uses: each CPU has one user at most, and a
+ * lent CPU always has its owner (its holder above) to return to. Lend and
+ * reclaim take no lock and look for no dead process; a dead borrower's
+ * CPUs are lent again, a dead lender's handed on by the rule, by the
+ * cleaning of the locked calls. BALLAST_LEND=1 makes the PMPI layer lend
+ * at every blocking MPI call (docs/node.md, "Lending").
  * ## Pools and OpenMP
  * A `for` pool can follow the mask: bal_pool_create_with() with a node
  * attach configuration, or any pool with BALLAST_NODE=1 (ballast/for.h,
