@@ -280,7 +280,8 @@ BAL_API int bal_node_attach(const bal_node_attach_config *cfg, bal_node_proc **o
  * real-CPU registry the new mask is applied to the calling thread with
  * sched_setaffinity (the application places its other threads), and the
  * manager waiting in bal_node_manager_set() is released.
- * Cost: one atomic load (under the SIGBUS guard of "Reliability" above)
+ * Cost: two atomic loads (this process's counter and the registry's count
+ * of lends; under the SIGBUS guard of "Reliability" above)
  * and a copy when nothing changed (no lock, no system call); the lock, a
  * size check and a scan of the CPUs when it did.
  * @param mask    receives the current mask (may be NULL).

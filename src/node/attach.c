@@ -1,8 +1,9 @@
 /* The process side: attach, poll at malleability points, detach. The poll
- * is on the application's hot path, so when nothing changed it is a single
- * acquire load of the slot's gen (guarded: guard.c) compared with the last
- * one seen; the lock is taken only when gen moved (a manager or the rule
- * changed the mask, or released the slot). */
+ * is on the application's hot path, so when nothing changed it is two
+ * acquire loads, of the slot's gen and of the registry's lend count
+ * (guarded: guard.c), compared with the last ones seen; the lock is taken
+ * only when one moved (a manager or the rule changed the mask, the slot
+ * was released, or some process lent CPUs: lend.c). */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -137,11 +138,9 @@ int bal_node_poll(bal_node_proc *p, bal_node_mask *mask, bool *changed) {
   bal__node_slot *sl = &s->slot[p->slot];
   /* Guarded: a registry truncated under us is BAL_EFORMAT here, where a
    * plain load would raise SIGBUS (guard.c). */
-  uint64_t gen;
-  int rc = bal__node_load_gen(&p->map, p->slot, &gen);
+  uint64_t gen, lend;
+  int rc = bal__node_load_gen(&p->map, p->slot, &gen, &lend);
   if (rc != BAL_OK) return rc;
-  /* lend_gen lies below slot[]: past the guarded load it cannot fault. */
-  uint64_t lend = atomic_load_explicit(&s->lend_gen, memory_order_acquire);
   if (gen == p->seen && lend == p->lend_seen) {
     if (mask) *mask = p->mask;
     if (changed) *changed = false;

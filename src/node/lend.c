@@ -51,7 +51,7 @@ int64_t bal__node_borrow(bal__node_shm *s, int32_t i) {
  * misses is the window node.h states for bal_node_lend. */
 static int check(const bal_node_proc *p) {
   uint64_t gen;
-  int rc = bal__node_load_gen(&p->map, p->slot, &gen); /* guarded: the segment is there */
+  int rc = bal__node_load_gen(&p->map, p->slot, &gen, NULL); /* guarded: the segment is there */
   if (rc != BAL_OK) return rc;
   const bal__node_slot *sl = &p->map.shm->slot[p->slot];
   if (__atomic_load_n(&sl->state, __ATOMIC_RELAXED) != SLOT_ATTACHED ||

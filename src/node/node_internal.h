@@ -73,8 +73,6 @@ typedef struct bal__node_shm {
   pthread_mutex_t lock; /* robust, process-shared */
   int32_t holder[BAL_NODE_MAX_CPUS];
   int64_t lender[BAL_NODE_MAX_CPUS];
-  /* Below slot[], the last field: a load here cannot fault once the
-   * guarded load of a slot's gen succeeded (a shrink cuts the end). */
   _Atomic uint64_t lend_gen; /* bumped whenever a CPU is lent: borrowers look */
   _Atomic uint32_t use[BAL_NODE_MAX_CPUS]; /* BAL__USE(owner, user, lent), lend.c */
   bal__node_slot slot[BAL_NODE_MAX_PROCS];
@@ -120,9 +118,10 @@ int bal__node_check(const bal__node_map *map);
 /* guard.c: install the process's SIGBUS guard (once; chained to the
  * handler before it). BAL_OK, or BAL_ESYS if sigaction failed. */
 int bal__node_guard_init(void);
-/* guard.c: slot `slot`'s gen with an acquire load; BAL_EFORMAT instead of
- * SIGBUS if the page under it is gone (the guard must be installed). */
-int bal__node_load_gen(const bal__node_map *map, int32_t slot, uint64_t *out);
+/* guard.c: slot `slot`'s gen and (lend non-NULL) the registry's lend_gen,
+ * with acquire loads; BAL_EFORMAT instead of SIGBUS if a page under them
+ * is gone (the guard must be installed). */
+int bal__node_load_gen(const bal__node_map *map, int32_t slot, uint64_t *out, uint64_t *lend);
 /* shm.c: check the size, take the lock; after a holder died, repair and go
  * on. BAL_OK, BAL_EFORMAT (object resized, or contents invalid and not
  * after a crash), BAL_ESYS. */
