@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include <ballast/error.h>
+#include <ballast/for.h>
 #include <ballast/node.h>
 
 #include "core/rng.h"
@@ -185,6 +186,59 @@ static void manager_wins(void **state) {
   node_child_end(&b);
 }
 
+/* A `for` pool borrows at its next poll: B's pool (8 workers on 8-15 of
+ * 16 virtual CPUs, capacity 16) runs on 16 once A lends 0-7, during a
+ * loop, and on 8 again in the loop after A reclaimed. */
+typedef struct slow_loop {
+  _Atomic int max_active;
+  bal_pool *pool;
+} slow_loop;
+
+static void slow_body(int64_t lo, int64_t hi, void *arg) {
+  slow_loop *s = arg;
+  for (int64_t i = lo; i < hi; i++) {
+    struct timespec ts = {0, 200000};
+    nanosleep(&ts, NULL);
+    int a = bal_pool_active(s->pool);
+    int m = atomic_load(&s->max_active);
+    while (a > m && !atomic_compare_exchange_weak(&s->max_active, &m, a)) {
+    }
+  }
+}
+
+static void pool_borrows(void **state) {
+  fixture *f = *state;
+  node_child a;
+  node_child_spawn(&a, f->name, 1, 1, "0-7");
+  assert_int_equal(node_child_cmd(&a, 'a', NULL), BAL_OK);
+  bal_node_mask mine;
+  bal_node_mask_zero(&mine);
+  bal_node_mask_add(&mine, 8, 15);
+  bal_node_attach_config ac;
+  bal_node_attach_config_init(&ac);
+  ac.registry = f->name;
+  ac.cpus = &mine;
+  ac.job = 2;
+  bal_pool_config pc;
+  bal_pool_config_init(&pc);
+  pc.nthreads = 16;
+  pc.node = &ac;
+  slow_loop s = {0};
+  assert_int_equal(bal_pool_create_with(&pc, &s.pool), BAL_OK);
+  assert_int_equal(bal_pool_active(s.pool), 8);
+  assert_int_equal(node_child_cmd(&a, 'l', NULL), 8);
+  assert_int_equal(bal_for(s.pool, 0, 400, 1, slow_body, &s), BAL_OK);
+  assert_int_equal(atomic_load(&s.max_active), 16);
+  assert_true(node_invariant(f->m));
+  assert_int_equal(node_child_cmd(&a, 'r', NULL), 8);
+  atomic_store(&s.max_active, 0);
+  assert_int_equal(bal_for(s.pool, 0, 100, 1, slow_body, &s), BAL_OK);
+  assert_int_equal(bal_pool_active(s.pool), 8);
+  assert_int_equal(atomic_load(&s.max_active), 8);
+  bal_pool_destroy(s.pool);
+  node_child_end(&a);
+}
+
 static void null_handles(void **state) {
   (void)state;
   assert_int_equal(bal_node_lend(NULL), BAL_EINVAL);
@@ -338,6 +392,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(sigkill_lender, setup, teardown),
       cmocka_unit_test_setup_teardown(sigkill_borrower, setup, teardown),
       cmocka_unit_test_setup_teardown(manager_wins, setup, teardown),
+      cmocka_unit_test_setup_teardown(pool_borrows, setup, teardown),
       cmocka_unit_test(null_handles),
       cmocka_unit_test(lend_races),
   };
