@@ -156,10 +156,13 @@ int bal_node_poll(bal_node_proc *p, bal_node_mask *mask, bool *changed) {
     if (changed) *changed = true;
     return BAL_ENOTFOUND;
   }
-  /* Borrow what is lent first (a lender borrows nothing), then read the
-   * gen: borrowing bumps it, and the mask below includes what it took. */
+  /* Borrow what is lent first, then read the gen: borrowing bumps it, and
+   * the mask below includes what it took. A lender borrows nothing, and
+   * passes on what it borrowed in a race with its own lend (another
+   * thread of this process lent while this one polled). */
   lend = atomic_load_explicit(&s->lend_gen, memory_order_acquire);
-  if (!atomic_load(&sl->lending)) bal__node_borrow(s, p->slot);
+  if (atomic_load(&sl->lending)) bal__node_unborrow(s, p->slot);
+  else bal__node_borrow(s, p->slot);
   uint64_t g = atomic_load_explicit(&sl->gen, memory_order_acquire);
   bal_node_mask m;
   bal__node_use_mask(s, p->slot, &m);

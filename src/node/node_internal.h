@@ -178,7 +178,7 @@ int bal__node_admit_mate(bal__node_shm *s, int32_t g, int64_t guest);
 #define BAL__USE_USER(w) ((int32_t)(((w) >> 12) & 0xfffu) - 1)
 #define BAL__USE_LENT(w) (((w) >> 31) != 0)
 /* lend.c: slot i stops using every CPU it borrowed (under the lock; it is
- * leaving): they are lent again, free to borrow. */
+ * leaving, or lending): they are lent again, free to borrow. */
 void bal__node_unborrow(bal__node_shm *s, int32_t i);
 /* lend.c: slot i (attached, not lending, under the lock) borrows every
  * lent CPU nobody uses. Returns how many it took. */
