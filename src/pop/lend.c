@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "core/decimal.h"
 #include "core/log.h"
@@ -23,13 +24,18 @@
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static int g_init_rc;
 static bal__for_node *g_node; /* set once, before g_on */
+static pid_t g_pid;           /* the process that took the reference */
 static atomic_bool g_on;
 static atomic_flag g_busy = ATOMIC_FLAG_INIT;
 static int64_t g_depth; /* under g_busy */
 
+/* A child forked after init is another process: the attachment is its
+ * parent's (node.h), so it lends nothing. */
+static void child_off(void) { atomic_store(&g_on, false); }
+
 static void release_at_exit(void) {
   atomic_store(&g_on, false);
-  bal__for_node_release(g_node);
+  if (getpid() == g_pid) bal__for_node_release(g_node); /* not a forked child's to release */
 }
 
 static void init_once(void) {
@@ -55,7 +61,9 @@ static void init_once(void) {
     g_init_rc = rc;
     return;
   }
+  g_pid = getpid();
   atexit(release_at_exit);
+  pthread_atfork(NULL, NULL, child_off);
   atomic_store(&g_on, true);
 }
 

@@ -111,6 +111,17 @@ static int on(const char *reg) {
   bal__pop_blocking_exit();
   bal_node_manager_cpus(m, cpu, 16);
   if (cpu[0].lent || cpu[0].user != getpid()) return 6;
+  /* A forked child lends nothing and does not release the parent's
+   * attachment when it exits. */
+  pid_t child = fork();
+  if (child == 0) {
+    bal__pop_blocking_enter();
+    exit(0); /* runs the atexit handlers */
+  }
+  int st;
+  if (child < 0 || waitpid(child, &st, 0) != child || !WIFEXITED(st)) return 7;
+  bal_node_manager_cpus(m, cpu, 16);
+  if (cpu[0].lent || cpu[0].pid != getpid()) return 8;
   bal_node_manager_close(m);
   bal_pool_destroy(pool);
   return 0;
