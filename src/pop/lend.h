@@ -19,7 +19,8 @@ BAL_API int bal__pop_lend_init(void);
 
 /* Lend (enter) and reclaim (exit). Nested or concurrent calls from
  * several threads lend once, at the first enter, and reclaim at the last
- * exit. Thread-safe; async-signal-unsafe. */
+ * exit; a child forked after init lends nothing. Thread-safe;
+ * async-signal-unsafe. */
 BAL_API void bal__pop_blocking_enter(void);
 BAL_API void bal__pop_blocking_exit(void);
 
