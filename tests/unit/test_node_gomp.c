@@ -1,7 +1,9 @@
 /* libballast-gomp.so (src/node/gomp/preload.c): an unmodified OpenMP
  * program, preloaded with it, sizes each parallel region's team from its
  * node registry mask: 8 threads on its own 8 CPUs, 16 once another
- * process lends its 8, 8 again after the reclaim. */
+ * process lends its 8, 8 again after the reclaim — for `parallel`, for
+ * `parallel for` with dynamic, guided and runtime schedules and for
+ * `parallel sections` (each a different libgomp entry). */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -32,8 +34,7 @@ static bool until(FILE *in, int want) {
   return false;
 }
 
-static void follows_lending(void **state) {
-  fixture *f = *state;
+static void follows_lending(fixture *f, const char *construct) {
   node_child a;
   node_child_spawn(&a, f->name, 1, 1, "0-7");
   assert_int_equal(node_child_cmd(&a, 'a', NULL), BAL_OK);
@@ -47,7 +48,7 @@ static void follows_lending(void **state) {
     setenv("LD_PRELOAD", GOMP_PRELOAD, 1);
     setenv(BAL_NODE_REGISTRY_ENV, f->name, 1);
     unsetenv("OMP_NUM_THREADS");
-    execl(OMP_PROG, OMP_PROG, "5000", (char *)NULL);
+    execl(OMP_PROG, OMP_PROG, construct, "5000", (char *)NULL);
     _exit(127);
   }
   close(out[1]);
@@ -62,14 +63,26 @@ static void follows_lending(void **state) {
   waitpid(pid, NULL, 0);
   fclose(in);
   node_child_end(&a);
+  if (!own || !borrowed || !back)
+    fprintf(stderr, "%s: own %d borrowed %d back %d\n", construct, own, borrowed, back);
   assert_true(own);
   assert_true(borrowed);
   assert_true(back);
 }
 
+static void parallel(void **state) { follows_lending(*state, "parallel"); }
+static void loop_dynamic(void **state) { follows_lending(*state, "dynamic"); }
+static void loop_guided(void **state) { follows_lending(*state, "guided"); }
+static void loop_runtime(void **state) { follows_lending(*state, "runtime"); }
+static void sections(void **state) { follows_lending(*state, "sections"); }
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(follows_lending, setup, teardown),
+      cmocka_unit_test_setup_teardown(parallel, setup, teardown),
+      cmocka_unit_test_setup_teardown(loop_dynamic, setup, teardown),
+      cmocka_unit_test_setup_teardown(loop_guided, setup, teardown),
+      cmocka_unit_test_setup_teardown(loop_runtime, setup, teardown),
+      cmocka_unit_test_setup_teardown(sections, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
