@@ -7,11 +7,13 @@ set -euo pipefail
 build=${1:-build}
 reps=${2:-}
 b="$build/bench/node"
-for p in bench_node_poll bench_node_for bench_node_adapt bench_node_run; do
+for p in bench_node_poll bench_node_lend bench_node_for bench_node_adapt bench_node_run; do
   [ -x "$b/$p" ] || { echo "all.sh: $b/$p not found (build first)" >&2; exit 2; }
 done
 head() { echo "== $(date -u '+%F %T UTC')  $(uptime | sed 's/.*load/load/')"; }
 head; "$b/bench_node_poll" $reps
+head; "$b/bench_node_lend" $reps 16
+head; "$b/bench_node_lend" $reps 1024
 head; "$b/bench_node_for" $reps
 head; "$b/bench_node_adapt" $reps
 head; "$b/bench_node_adapt" ${reps:-1000} virtual

@@ -94,6 +94,18 @@
  * no other, not "." or "..") without control characters (bytes below
  * 0x20, and 0x7f); any other name is #BAL_EINVAL.
  *
+ * ## Lending
+ * A process waiting in a blocking call (a rank in MPI) can lend the CPUs
+ * it uses, LeWI-style: bal_node_lend() marks them lent (they stay its
+ * own), other attached processes borrow them at their next
+ * bal_node_poll(), bal_node_reclaim() takes them back at once and
+ * borrowers move off within one poll. A process's mask, as bal_node_poll()
+ * reports it, is the CPUs it uses: each CPU has one user at most, and a
+ * lent CPU always has its owner (its holder above) to return to. Lend and
+ * reclaim take no lock and look for no dead process; a dead borrower's
+ * CPUs are lent again, a dead lender's handed on by the rule, by the
+ * cleaning of the locked calls. BALLAST_LEND=1 makes the PMPI layer lend
+ * at every blocking MPI call (docs/node.md, "Lending").
  * ## Pools and OpenMP
  * A `for` pool can follow the mask: bal_pool_create_with() with a node
  * attach configuration, or any pool with BALLAST_NODE=1 (ballast/for.h,
@@ -268,7 +280,8 @@ BAL_API int bal_node_attach(const bal_node_attach_config *cfg, bal_node_proc **o
  * real-CPU registry the new mask is applied to the calling thread with
  * sched_setaffinity (the application places its other threads), and the
  * manager waiting in bal_node_manager_set() is released.
- * Cost: one atomic load (under the SIGBUS guard of "Reliability" above)
+ * Cost: two atomic loads (this process's counter and the registry's count
+ * of lends; under the SIGBUS guard of "Reliability" above)
  * and a copy when nothing changed (no lock, no system call); the lock, a
  * size check and a scan of the CPUs when it did.
  * @param mask    receives the current mask (may be NULL).
@@ -314,6 +327,44 @@ BAL_API int bal_node_proc_cpus(const bal_node_proc *p, int64_t *ncpus, bool *is_
  */
 BAL_API int bal_node_bind_thread(const bal_node_proc *p, const bal_node_mask *mask, int64_t k);
 
+/**
+ * Lend the CPUs this process uses while it waits (LeWI-style: a rank
+ * entering a blocking MPI call; docs/node.md, "Lending"): each CPU it owns
+ * becomes lent (it stays its owner), each CPU it borrowed is passed on to
+ * be borrowed again. Other attached processes borrow lent CPUs at their
+ * next bal_node_poll() (this one borrows nothing until it reclaims). All
+ * of them, the calling thread's CPU included: a thread waiting in MPI
+ * still runs, on the CPUs its affinity names, but shares them with the
+ * borrower (see docs/node.md for why nothing is kept).
+ * Cost: one guarded load, then an atomic load per CPU of the node and a
+ * compare-and-swap per CPU lent; no lock, no system call, no search for
+ * dead processes (measured in docs/BENCHMARKS.md, "node"). The SIGBUS
+ * guard covers its first load only: a registry truncated during the call
+ * may still raise SIGBUS in it.
+ * @return the number of CPUs lent (>= 0); BAL_EINVAL (NULL p);
+ *         BAL_ENOTFOUND (a manager removed this process, or it was cleaned:
+ *         nothing lent); BAL_EFORMAT (the registry was truncated).
+ * Thread-safety: safe against bal_node_poll() on the same handle from
+ * another thread and against every other participant; lend and reclaim on
+ * one handle are to be called by one thread at a time, in pairs. A manager
+ * removing this process during the call (and another process taking its
+ * slot within that window) is not detected.
+ */
+BAL_API int bal_node_lend(bal_node_proc *p);
+
+/**
+ * Take back every CPU bal_node_lend() lent: each is this process's to use
+ * again at once in the registry; a borrower sees its mask shrink at its
+ * next bal_node_poll() (one poll interval) and moves off it then. This
+ * process's own next poll reports its CPUs again. Reclaiming without a
+ * lend first does nothing (returns 0).
+ * Cost: as bal_node_lend(), plus an atomic add per borrower.
+ * @return the number of CPUs reclaimed (>= 0); BAL_EINVAL (NULL p);
+ *         BAL_ENOTFOUND (removed or cleaned); BAL_EFORMAT (truncated).
+ * Thread-safety: as bal_node_lend().
+ */
+BAL_API int bal_node_reclaim(bal_node_proc *p);
+
 /* ------------------------------------------------------------------ */
 /* Manager side                                                        */
 
@@ -336,6 +387,9 @@ typedef struct bal_node_cpu_info {
   int64_t pid;   /**< process holding it, −1 if free */
   int64_t job;   /**< that process's job, −1 if free */
   int64_t owner; /**< the job that lent it to the holder, −1 if the holder's own or free */
+  int64_t user;  /**< process using it now (bal_node_lend()): the holder, a
+                      borrower, or −1 (free, or lent and not borrowed yet) */
+  bool lent;     /**< the holder lends it (bal_node_lend()) */
 } bal_node_cpu_info;
 
 /**

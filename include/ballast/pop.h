@@ -61,7 +61,9 @@ BAL_BEGIN_DECLS
  * interposition library. Reads BALLAST_LEND (docs/pop.md).
  * @return BAL_OK; BAL_EINVAL if BALLAST_LEND is set to something other
  *         than 0 or 1 (logged with the variable's name; measuring is on,
- *         lending off).
+ *         lending off); with BALLAST_LEND=1, the error of attaching to the
+ *         node registry (BALLAST_NODE_REGISTRY; e.g. BAL_ENOTFOUND), logged,
+ *         measuring on and lending off (docs/node.md, "Lending").
  * Thread-safety: not thread-safe; call before the other calls.
  */
 BAL_API int bal_pop_init(void);

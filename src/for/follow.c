@@ -102,6 +102,8 @@ int bal__for_node_acquire(const bal_node_attach_config *cfg, bal__for_node **out
   return BAL_OK;
 }
 
+bal_node_proc *bal__for_node_proc(const bal__for_node *n) { return n->proc; }
+
 void bal__for_node_release(bal__for_node *n) {
   if (!n) return;
   pthread_mutex_lock(&g_lock);

@@ -160,6 +160,9 @@ void bal__for_pool_dispatch(struct bal_pool *pool);
 int bal__for_node_acquire(const bal_node_attach_config *cfg, bal__for_node **out, int64_t *ncpus,
                           bool *is_virtual);
 void bal__for_node_release(bal__for_node *node);
+/* follow.c: the attachment's handle, for lending (src/pop/lend.c); valid
+ * while the caller holds a reference. */
+bal_node_proc *bal__for_node_proc(const bal__for_node *node);
 
 /* follow.c: read the node's mask and adopt it if it changed. `entry`: at
  * bal_for() entry (waits for another pool's poll instead of skipping). */

@@ -1,8 +1,9 @@
 /* The process side: attach, poll at malleability points, detach. The poll
- * is on the application's hot path, so when nothing changed it is a single
- * acquire load of the slot's gen (guarded: guard.c) compared with the last
- * one seen; the lock is taken only when gen moved (a manager or the rule
- * changed the mask, or released the slot). */
+ * is on the application's hot path, so when nothing changed it is two
+ * acquire loads, of the slot's gen and of the registry's lend count
+ * (guarded: guard.c), compared with the last ones seen; the lock is taken
+ * only when one moved (a manager or the rule changed the mask, the slot
+ * was released, or some process lent CPUs: lend.c). */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -12,16 +13,6 @@
 #include "core/decimal.h"
 #include "core/log.h"
 #include "node_internal.h"
-
-struct bal_node_proc {
-  bal__node_map map;
-  int32_t slot;
-  pid_t pid;
-  uint64_t start;
-  uint64_t seen;      /* the slot gen p->mask was read at (0: never) */
-  bool gone;          /* removed or cleaned: the mask is empty for good */
-  bal_node_mask mask; /* the mask at gen `seen` */
-};
 
 int bal_node_attach_config_init(bal_node_attach_config *cfg) {
   if (!cfg) return BAL_EINVAL;
@@ -147,10 +138,10 @@ int bal_node_poll(bal_node_proc *p, bal_node_mask *mask, bool *changed) {
   bal__node_slot *sl = &s->slot[p->slot];
   /* Guarded: a registry truncated under us is BAL_EFORMAT here, where a
    * plain load would raise SIGBUS (guard.c). */
-  uint64_t gen;
-  int rc = bal__node_load_gen(&p->map, p->slot, &gen);
+  uint64_t gen, lend;
+  int rc = bal__node_load_gen(&p->map, p->slot, &gen, &lend);
   if (rc != BAL_OK) return rc;
-  if (gen == p->seen) {
+  if (gen == p->seen && lend == p->lend_seen) {
     if (mask) *mask = p->mask;
     if (changed) *changed = false;
     return BAL_OK;
@@ -165,14 +156,22 @@ int bal_node_poll(bal_node_proc *p, bal_node_mask *mask, bool *changed) {
     if (changed) *changed = true;
     return BAL_ENOTFOUND;
   }
-  uint64_t g = atomic_load_explicit(&sl->gen, memory_order_relaxed);
+  /* Borrow what is lent first, then read the gen: borrowing bumps it, and
+   * the mask below includes what it took. A lender borrows nothing, and
+   * passes on what it borrowed in a race with its own lend (another
+   * thread of this process lent while this one polled). */
+  lend = atomic_load_explicit(&s->lend_gen, memory_order_acquire);
+  if (atomic_load(&sl->lending)) bal__node_unborrow(s, p->slot);
+  else bal__node_borrow(s, p->slot);
+  uint64_t g = atomic_load_explicit(&sl->gen, memory_order_acquire);
   bal_node_mask m;
-  bal__node_slot_mask(s, p->slot, &m, NULL);
+  bal__node_use_mask(s, p->slot, &m);
   atomic_store_explicit(&sl->applied, g, memory_order_release);
   bal__node_unlock(s);
   bool moved = !bal_node_mask_equal(&m, &p->mask) || p->seen == 0;
   p->mask = m;
   p->seen = g;
+  p->lend_seen = lend;
   if (mask) *mask = m;
   if (changed) *changed = moved;
   return moved ? apply(&p->map, &m) : BAL_OK;

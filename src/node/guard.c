@@ -88,26 +88,35 @@ int bal__node_guard_init(void) {
  * process dies), so the TSan build reads the counter with pread, which
  * returns short instead of faulting; ~100x slower, and TSan builds are
  * for finding races, not for speed. */
-int bal__node_load_gen(const bal__node_map *map, int32_t slot, uint64_t *out) {
-  off_t off = (off_t)(offsetof(bal__node_shm, slot) + (size_t)slot * sizeof(bal__node_slot) +
-                      offsetof(bal__node_slot, gen));
+static int pread_u64(const bal__node_map *map, off_t off, uint64_t *out) {
   ssize_t n;
   while ((n = pread(map->fd, out, sizeof *out, off)) < 0 && errno == EINTR) {
   }
   if (n < 0) return BAL_ESYS;
   return n == (ssize_t)sizeof *out ? BAL_OK : BAL_EFORMAT;
 }
+
+int bal__node_load_gen(const bal__node_map *map, int32_t slot, uint64_t *out, uint64_t *lend) {
+  off_t off = (off_t)(offsetof(bal__node_shm, slot) + (size_t)slot * sizeof(bal__node_slot) +
+                      offsetof(bal__node_slot, gen));
+  int rc = pread_u64(map, off, out);
+  if (rc == BAL_OK && lend) rc = pread_u64(map, (off_t)offsetof(bal__node_shm, lend_gen), lend);
+  return rc;
+}
 #else
-int bal__node_load_gen(const bal__node_map *map, int32_t slot, uint64_t *out) {
+int bal__node_load_gen(const bal__node_map *map, int32_t slot, uint64_t *out, uint64_t *lend) {
   const _Atomic uint64_t *gen = &map->shm->slot[slot].gen;
+  uint64_t l = 0;
   sigjmp_buf jb;
   if (sigsetjmp(jb, 0)) return BAL_EFORMAT; /* the load faulted: the segment shrank */
   guard = &jb;
-  atomic_signal_fence(memory_order_seq_cst); /* the guard is set before the load ... */
+  atomic_signal_fence(memory_order_seq_cst); /* the guard is set before the loads ... */
   uint64_t v = atomic_load_explicit(gen, memory_order_acquire);
-  atomic_signal_fence(memory_order_seq_cst); /* ... and cleared after it */
+  if (lend) l = atomic_load_explicit(&map->shm->lend_gen, memory_order_acquire);
+  atomic_signal_fence(memory_order_seq_cst); /* ... and cleared after them */
   guard = NULL;
   *out = v;
+  if (lend) *lend = l;
   return BAL_OK;
 }
 #endif

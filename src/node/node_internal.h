@@ -11,6 +11,7 @@
  *  attach.c    the process side: attach, poll, detach
  *  guard.c     the poll's SIGBUS guard: its one load survives a truncated segment
  *  manager.c   the manager side: open, list, set, admit, remove
+ *  lend.c      lending (LeWI-style): lend, reclaim, borrow; lock-free
  *
  * The life of one process: a manager admits pid P next to job A
  * (rule.c takes CPUs of A, P's slot is ADMITTED) or P attaches by itself
@@ -25,7 +26,13 @@
  *  - lender[c] >= 0 only when CPU c is held, and then names a job other than
  *    the holder's that still has a live slot (the job it returns to);
  *  - a slot's gen only grows (also across reuse of the slot), so a process
- *    never takes another incarnation's gen for its own. */
+ *    never takes another incarnation's gen for its own;
+ *  - use[c] (lend.c) names CPU c's owner, which is always holder[c], and
+ *    its one user: the owner, nobody (lent, free to borrow) or one active
+ *    attached borrower. A process's mask is the CPUs it uses, so a CPU is
+ *    in at most one mask, and a lent CPU always has its owner to return to.
+ *    Lenders change use[] without the lock, by compare-and-swap that keeps
+ *    the owner; everything else changes it under the lock. */
 #ifndef BALLAST_NODE_INTERNAL_H
 #define BALLAST_NODE_INTERNAL_H
 
@@ -40,13 +47,15 @@
 #include <ballast/share.h>
 
 #define BAL__NODE_MAGIC 0x3145444f4e4c4142ull /* "BALNODE1" in little-endian bytes */
-#define BAL__NODE_VERSION 1u
+#define BAL__NODE_VERSION 2u /* 2: use[], lend_gen, lending */
 
 enum { SLOT_FREE = 0, SLOT_ADMITTED = 1, SLOT_ATTACHED = 2 };
 
 typedef struct bal__node_slot {
   _Atomic uint64_t gen;     /* bumped whenever this slot's CPUs change or it is released */
   _Atomic uint64_t applied; /* the gen its process last polled */
+  _Atomic uint32_t lending; /* 1 between bal_node_lend and bal_node_reclaim */
+  uint32_t pad;
   int32_t state;            /* SLOT_* */
   int32_t pid;
   uint64_t start;           /* process start time, clock ticks since boot */
@@ -64,6 +73,8 @@ typedef struct bal__node_shm {
   pthread_mutex_t lock; /* robust, process-shared */
   int32_t holder[BAL_NODE_MAX_CPUS];
   int64_t lender[BAL_NODE_MAX_CPUS];
+  _Atomic uint64_t lend_gen; /* bumped whenever a CPU is lent: borrowers look */
+  _Atomic uint32_t use[BAL_NODE_MAX_CPUS]; /* BAL__USE(owner, user, lent), lend.c */
   bal__node_slot slot[BAL_NODE_MAX_PROCS];
 } bal__node_shm;
 
@@ -107,9 +118,10 @@ int bal__node_check(const bal__node_map *map);
 /* guard.c: install the process's SIGBUS guard (once; chained to the
  * handler before it). BAL_OK, or BAL_ESYS if sigaction failed. */
 int bal__node_guard_init(void);
-/* guard.c: slot `slot`'s gen with an acquire load; BAL_EFORMAT instead of
- * SIGBUS if the page under it is gone (the guard must be installed). */
-int bal__node_load_gen(const bal__node_map *map, int32_t slot, uint64_t *out);
+/* guard.c: slot `slot`'s gen and (lend non-NULL) the registry's lend_gen,
+ * with acquire loads; BAL_EFORMAT instead of SIGBUS if a page under them
+ * is gone (the guard must be installed). */
+int bal__node_load_gen(const bal__node_map *map, int32_t slot, uint64_t *out, uint64_t *lend);
 /* shm.c: check the size, take the lock; after a holder died, repair and go
  * on. BAL_OK, BAL_EFORMAT (object resized, or contents invalid and not
  * after a crash), BAL_ESYS. */
@@ -118,6 +130,21 @@ void bal__node_unlock(bal__node_shm *s);
 /* shm.c: BAL_OK if the contents satisfy the invariants, else BAL_EFORMAT;
  * with repair, fix what is invalid instead (after a crash). */
 int bal__node_validate(bal__node_shm *s, bool repair);
+
+/* lend.c: the CPUs slot i uses (its mask as bal_node_poll reports it). */
+void bal__node_use_mask(const bal__node_shm *s, int32_t i, bal_node_mask *m);
+
+/* The process side's handle (attach.c, lend.c). */
+struct bal_node_proc {
+  bal__node_map map;
+  int32_t slot;
+  pid_t pid;
+  uint64_t start;
+  uint64_t seen;      /* the slot gen p->mask was read at (0: never) */
+  uint64_t lend_seen; /* the registry's lend_gen at that read */
+  bool gone;          /* removed or cleaned: the mask is empty for good */
+  bal_node_mask mask; /* the mask at gen `seen` */
+};
 
 /* rule.c: mask of slot i. */
 void bal__node_slot_mask(const bal__node_shm *s, int32_t i, bal_node_mask *m, bal_node_mask *borrowed);
@@ -142,6 +169,21 @@ int bal__node_admit_sibling(bal__node_shm *s, int32_t g);
  * process of guest), BAL_EBUSY (nothing to take, or a guest process or
  * the mate would be left without a CPU). */
 int bal__node_admit_mate(bal__node_shm *s, int32_t g, int64_t guest);
+/* lend.c: the use word of a CPU owned by slot `owner` (-1: free) and used
+ * by slot `user` (-1: nobody), lent or not. Slots are stored plus one so
+ * that the free CPU is the word 0. */
+#define BAL__USE(owner, user, lent) \
+  ((uint32_t)((owner) + 1) | (uint32_t)((user) + 1) << 12 | (uint32_t)((lent) ? 1u : 0u) << 31)
+#define BAL__USE_OWNER(w) ((int32_t)((w) & 0xfffu) - 1)
+#define BAL__USE_USER(w) ((int32_t)(((w) >> 12) & 0xfffu) - 1)
+#define BAL__USE_LENT(w) (((w) >> 31) != 0)
+/* lend.c: slot i stops using every CPU it borrowed (under the lock; it is
+ * leaving, or lending): they are lent again, free to borrow. */
+void bal__node_unborrow(bal__node_shm *s, int32_t i);
+/* lend.c: slot i (attached, not lending, under the lock) borrows every
+ * lent CPU nobody uses. Returns how many it took. */
+int64_t bal__node_borrow(bal__node_shm *s, int32_t i);
+
 /* rule.c: give CPU c to slot i (-1: free) lent by job `lender` (-1: none),
  * bumping the gen of the slots that lose and gain it. */
 void bal__node_move(bal__node_shm *s, int32_t c, int32_t i, int64_t lender);

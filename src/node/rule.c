@@ -7,6 +7,8 @@
 
 #include "node_internal.h"
 
+static_assert(BAL_NODE_MAX_PROCS < 0xfff, "a slot plus one fits the 12 bits of a use word");
+
 static bool active(const bal__node_shm *s, int32_t i) { return s->slot[i].state != SLOT_FREE; }
 
 void bal__node_slot_mask(const bal__node_shm *s, int32_t i, bal_node_mask *m, bal_node_mask *borrowed) {
@@ -39,6 +41,12 @@ void bal__node_move(bal__node_shm *s, int32_t c, int32_t i, int64_t lender) {
   if (old >= 0) atomic_fetch_add(&s->slot[old].gen, 1);
   s->lender[c] = lender;
   s->holder[c] = i;
+  /* The new holder uses it at once, lent or not before: an exchange, as a
+   * lender may be changing the word without the lock (its compare-and-swap
+   * then fails on the new owner). A borrower loses it too. */
+  uint32_t was = atomic_exchange(&s->use[c], BAL__USE(i, i, false));
+  int32_t user = BAL__USE_USER(was);
+  if (user >= 0 && user != old && user != i) atomic_fetch_add(&s->slot[user].gen, 1);
   if (i >= 0) atomic_fetch_add(&s->slot[i].gen, 1);
 }
 
@@ -50,6 +58,8 @@ static int32_t slot_of_job(const bal__node_shm *s, int64_t job, int32_t except) 
 }
 
 void bal__node_release(bal__node_shm *s, int32_t i) {
+  bal__node_unborrow(s, i); /* what it borrowed goes back to its lenders first */
+  atomic_store(&s->slot[i].lending, 0);
   int64_t job = s->slot[i].job;
   int32_t sibling = slot_of_job(s, job, i);
   /* With no other process of its job here, the owner's CPUs go to its

@@ -157,6 +157,20 @@ int bal__node_validate(bal__node_shm *s, bool repair) {
       if (!repair) return BAL_EFORMAT;
       s->holder[c] = h = -1;
     }
+    /* The use word: owned by the holder, used by the holder, nobody (only
+     * when lent) or an attached borrower. A crash inside a lock-free lend
+     * leaves a valid word (each is one compare-and-swap). */
+    uint32_t w = atomic_load(&s->use[c]);
+    int32_t u = BAL__USE_USER(w);
+    bool u_ok = (w & 0x7f000000u) == 0 && BAL__USE_OWNER(w) == h;
+    if (u_ok && h < 0) u_ok = w == 0;
+    else if (u_ok && u == h) u_ok = !BAL__USE_LENT(w);
+    else if (u_ok) u_ok = BAL__USE_LENT(w) && (u == -1 || (u < BAL_NODE_MAX_PROCS &&
+                                                          s->slot[u].state == SLOT_ATTACHED));
+    if (!u_ok) {
+      if (!repair) return BAL_EFORMAT;
+      atomic_store(&s->use[c], BAL__USE(h, h, false));
+    }
     int64_t l = s->lender[c];
     bool l_ok = l == -1 || (h >= 0 && l >= 0 && l != s->slot[h].job && job_live(s, l));
     if (!l_ok) {

@@ -62,12 +62,9 @@ void bal__pop_region_now(const bal__pop_region *r, int64_t now_ns, int64_t *elap
 double bal__pop_ns_per_tick(int64_t now_ns);
 
 /* ---- lend.c: the seam with lending (BALLAST_LEND) ---- */
-/* Read BALLAST_LEND once. BAL_OK, or BAL_EINVAL (logged) for a value
- * other than 0 or 1, lending then off. */
-int bal__pop_lend_init(void);
-/* The measured thread enters / leaves an outermost blocking MPI call.
- * Called on every call: must cost a few nanoseconds when nothing is lent. */
-void bal__pop_blocking_enter(void);
-void bal__pop_blocking_exit(void);
+/* bal__pop_lend_init(), bal__pop_blocking_enter() and _exit(): lend.h.
+ * Called on every outermost blocking call: a few nanoseconds when nothing
+ * is lent. */
+#include "pop/lend.h"
 
 #endif

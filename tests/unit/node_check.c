@@ -109,6 +109,10 @@ static void child_main(int in, int out, const char *registry, int64_t job, int64
       r.rc = sched_getaffinity(0, sizeof set, &set) == 0 ? BAL_OK : BAL_ESYS;
       for (int c = 0; c < CPU_SETSIZE && c < BAL_NODE_MAX_CPUS; c++)
         if (CPU_ISSET(c, &set)) bal_node_mask_add(&m, c, c);
+    } else if (cmd == 'l') {
+      r.rc = bal_node_lend(p);
+    } else if (cmd == 'r') {
+      r.rc = bal_node_reclaim(p);
     } else if (cmd == 'd') {
       r.rc = bal_node_detach(p);
       p = NULL;
@@ -194,6 +198,12 @@ bool node_invariant(bal_node_manager *m) {
     bool lender_here = cpu[c].owner < 0;
     for (int d = 0; d < ncpus && !lender_here; d++) lender_here = cpu[d].job == cpu[c].owner;
     if (!lender_here) return false;
+    /* Lending: a free CPU is used by nobody; a CPU not lent is used by its
+     * holder; a lent one is used by nobody or by another process, which
+     * was registered and attached at the time of the snapshot. */
+    if (cpu[c].pid < 0 && (cpu[c].user != -1 || cpu[c].lent)) return false;
+    if (cpu[c].pid >= 0 && !cpu[c].lent && cpu[c].user != cpu[c].pid) return false;
+    if (cpu[c].lent && cpu[c].user == cpu[c].pid) return false;
   }
   return true;
 }

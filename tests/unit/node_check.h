@@ -42,7 +42,7 @@ typedef struct node_child {
 void node_child_spawn(node_child *c, const char *registry, int64_t job, int64_t ranks, const char *cpus);
 
 /* Commands: 'a' attach, 'p' poll, 'w' poll until the mask changes (up to
- * 10 s), 'g' the child's CPU affinity, 'd' detach. Returns the call's code; `mask` (may be NULL, 256
+ * 10 s), 'g' the child's CPU affinity, 'l' lend, 'r' reclaim, 'd' detach. Returns the call's code; `mask` (may be NULL, 256
  * bytes) receives the mask after a poll, as a CPU list. */
 int node_child_cmd(node_child *c, char cmd, char *mask);
 

@@ -1,0 +1,400 @@
+/* Lending (ballast/node.h, bal_node_lend/bal_node_reclaim): exact masks
+ * across real processes; a lender or borrower killed with SIGKILL loses
+ * no CPU; seeded races of lenders and borrowers in forked processes, each
+ * lending from one thread while another polls the same handle, with a
+ * forked monitor checking the invariant throughout and a process killed
+ * in the middle of some runs. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <ballast/error.h>
+#include <ballast/for.h>
+#include <ballast/node.h>
+
+#include "core/rng.h"
+#include "node_check.h"
+
+typedef node_fixture fixture;
+#define setup node_fixture_setup
+#define teardown node_fixture_teardown
+
+static void polled(node_child *c, const char *want) {
+  char got[256];
+  assert_int_equal(node_child_cmd(c, 'p', got), BAL_OK);
+  assert_string_equal(got, want);
+}
+
+/* A (job 1) claims 0-7, B (job 2) 8-15. */
+static void two(fixture *f, node_child *a, node_child *b) {
+  node_child_spawn(a, f->name, 1, 1, "0-7");
+  node_child_spawn(b, f->name, 2, 1, "8-15");
+  assert_int_equal(node_child_cmd(a, 'a', NULL), BAL_OK);
+  assert_int_equal(node_child_cmd(b, 'a', NULL), BAL_OK);
+  polled(a, "0-7");
+  polled(b, "8-15");
+}
+
+static void cpu_is(fixture *f, int c, int64_t holder, int64_t user, bool lent) {
+  bal_node_cpu_info cpu[16];
+  assert_int_equal(bal_node_manager_cpus(f->m, cpu, 16), 16);
+  assert_int_equal(cpu[c].pid, holder);
+  assert_int_equal(cpu[c].user, user);
+  assert_int_equal(cpu[c].lent, lent);
+}
+
+static void lend_borrow_reclaim(void **state) {
+  fixture *f = *state;
+  node_child a, b;
+  two(f, &a, &b);
+  for (int round = 0; round < 5; round++) { /* both ways, again and again */
+    node_child *l = round % 2 ? &a : &b, *o = round % 2 ? &b : &a;
+    const char *own_l = round % 2 ? "0-7" : "8-15", *own_o = round % 2 ? "8-15" : "0-7";
+    assert_int_equal(node_child_cmd(l, 'l', NULL), 8);
+    polled(o, "0-15");
+    polled(l, "");
+    assert_int_equal(node_child_cmd(l, 'r', NULL), 8);
+    polled(o, own_o);
+    polled(l, own_l);
+  }
+  assert_int_equal(node_child_cmd(&a, 'r', NULL), 0); /* nothing lent: nothing to reclaim */
+  polled(&b, "8-15");                                 /* nothing lent: nothing borrowed */
+  assert_int_equal(node_child_cmd(&a, 'l', NULL), 8);
+  cpu_is(f, 0, a.pid, -1, true);
+  polled(&a, ""); /* a lender uses nothing and borrows nothing */
+  polled(&b, "0-15");
+  cpu_is(f, 3, a.pid, b.pid, true);
+  cpu_is(f, 9, b.pid, b.pid, false);
+  assert_true(node_invariant(f->m));
+  char mask[256];
+  node_mask_of(f->m, a.pid, mask);
+  assert_string_equal(mask, "0-7"); /* ownership does not move */
+  assert_int_equal(node_child_cmd(&a, 'r', NULL), 8);
+  cpu_is(f, 3, a.pid, a.pid, false); /* A's again at once */
+  polled(&b, "8-15");                /* B lets go at its next poll */
+  polled(&a, "0-7");
+  assert_int_equal(node_child_cmd(&a, 'r', NULL), 0);
+  assert_true(node_invariant(f->m));
+  node_child_end(&a);
+  node_child_end(&b);
+}
+
+/* A lender that borrowed passes the borrowed CPUs on; they stay its
+ * owner's. */
+static void borrowed_are_passed_on(void **state) {
+  fixture *f = *state;
+  node_child a, b, c;
+  node_child_spawn(&a, f->name, 1, 1, "0-3");
+  node_child_spawn(&b, f->name, 2, 1, "4-7");
+  node_child_spawn(&c, f->name, 3, 1, "8-15");
+  assert_int_equal(node_child_cmd(&a, 'a', NULL), BAL_OK);
+  assert_int_equal(node_child_cmd(&b, 'a', NULL), BAL_OK);
+  assert_int_equal(node_child_cmd(&c, 'a', NULL), BAL_OK);
+  polled(&c, "8-15");
+  assert_int_equal(node_child_cmd(&a, 'l', NULL), 4);
+  polled(&b, "0-7"); /* the first to poll takes everything lent */
+  polled(&c, "8-15");
+  assert_int_equal(node_child_cmd(&b, 'l', NULL), 8);
+  polled(&c, "0-15");
+  cpu_is(f, 0, a.pid, c.pid, true);
+  cpu_is(f, 4, b.pid, c.pid, true);
+  assert_int_equal(node_child_cmd(&a, 'r', NULL), 4);
+  polled(&c, "4-15");
+  assert_int_equal(node_child_cmd(&b, 'r', NULL), 4);
+  polled(&c, "8-15");
+  polled(&a, "0-3");
+  polled(&b, "4-7");
+  assert_true(node_invariant(f->m));
+  node_child_end(&a);
+  node_child_end(&b);
+  node_child_end(&c);
+}
+
+/* The lender dies while B uses its CPUs: they are handed on by the rule
+ * (A's job has no one else here: free), and B loses them at its next poll. */
+static void sigkill_lender(void **state) {
+  fixture *f = *state;
+  node_child a, b;
+  two(f, &a, &b);
+  assert_int_equal(node_child_cmd(&a, 'l', NULL), 8);
+  polled(&b, "0-15");
+  kill(a.pid, SIGKILL);
+  waitpid(a.pid, NULL, 0);
+  assert_int_equal(bal_node_manager_list(f->m, NULL, 0), 1); /* cleans A */
+  cpu_is(f, 0, -1, -1, false);
+  polled(&b, "8-15");
+  assert_true(node_invariant(f->m));
+  node_child c;
+  node_child_spawn(&c, f->name, 3, 1, "0-7"); /* nothing was lost: all 8 free */
+  assert_int_equal(node_child_cmd(&c, 'a', NULL), BAL_OK);
+  polled(&c, "0-7");
+  node_child_end(&b);
+  node_child_end(&c);
+}
+
+/* The borrower dies: the CPUs it borrowed are lent again (A still waits),
+ * its own become free; A reclaims everything it lent. */
+static void sigkill_borrower(void **state) {
+  fixture *f = *state;
+  node_child a, b;
+  two(f, &a, &b);
+  assert_int_equal(node_child_cmd(&a, 'l', NULL), 8);
+  polled(&b, "0-15");
+  kill(b.pid, SIGKILL);
+  waitpid(b.pid, NULL, 0);
+  assert_int_equal(bal_node_manager_list(f->m, NULL, 0), 1);
+  cpu_is(f, 0, a.pid, -1, true);
+  cpu_is(f, 8, -1, -1, false);
+  assert_true(node_invariant(f->m));
+  assert_int_equal(node_child_cmd(&a, 'r', NULL), 8);
+  polled(&a, "0-7");
+  cpu_is(f, 0, a.pid, a.pid, false);
+  node_child_end(&a);
+}
+
+/* A manager moving a lent CPU wins over the lender: set_mask frees what it
+ * takes away, and a later reclaim does not take it back. */
+static void manager_wins(void **state) {
+  fixture *f = *state;
+  node_child a, b;
+  two(f, &a, &b);
+  assert_int_equal(node_child_cmd(&a, 'l', NULL), 8);
+  polled(&b, "0-15");
+  bal_node_mask m;
+  bal_node_mask_zero(&m);
+  bal_node_mask_add(&m, 0, 3);
+  assert_int_equal(bal_node_manager_set(f->m, a.pid, &m, 0), BAL_OK);
+  cpu_is(f, 5, -1, -1, false);
+  polled(&b, "0-3,8-15");
+  assert_int_equal(node_child_cmd(&a, 'r', NULL), 4);
+  polled(&a, "0-3");
+  polled(&b, "8-15");
+  assert_true(node_invariant(f->m));
+  node_child_end(&a);
+  node_child_end(&b);
+}
+
+/* A `for` pool borrows at its next poll: B's pool (8 workers on 8-15 of
+ * 16 virtual CPUs, capacity 16) runs on 16 once A lends 0-7, during a
+ * loop, and on 8 again in the loop after A reclaimed. */
+typedef struct slow_loop {
+  _Atomic int max_active;
+  bal_pool *pool;
+} slow_loop;
+
+static void slow_body(int64_t lo, int64_t hi, void *arg) {
+  slow_loop *s = arg;
+  for (int64_t i = lo; i < hi; i++) {
+    struct timespec ts = {0, 200000};
+    nanosleep(&ts, NULL);
+    int a = bal_pool_active(s->pool);
+    int m = atomic_load(&s->max_active);
+    while (a > m && !atomic_compare_exchange_weak(&s->max_active, &m, a)) {
+    }
+  }
+}
+
+static void pool_borrows(void **state) {
+  fixture *f = *state;
+  node_child a;
+  node_child_spawn(&a, f->name, 1, 1, "0-7");
+  assert_int_equal(node_child_cmd(&a, 'a', NULL), BAL_OK);
+  bal_node_mask mine;
+  bal_node_mask_zero(&mine);
+  bal_node_mask_add(&mine, 8, 15);
+  bal_node_attach_config ac;
+  bal_node_attach_config_init(&ac);
+  ac.registry = f->name;
+  ac.cpus = &mine;
+  ac.job = 2;
+  bal_pool_config pc;
+  bal_pool_config_init(&pc);
+  pc.nthreads = 16;
+  pc.node = &ac;
+  slow_loop s = {0};
+  assert_int_equal(bal_pool_create_with(&pc, &s.pool), BAL_OK);
+  assert_int_equal(bal_pool_active(s.pool), 8);
+  assert_int_equal(node_child_cmd(&a, 'l', NULL), 8);
+  assert_int_equal(bal_for(s.pool, 0, 400, 1, slow_body, &s), BAL_OK);
+  assert_int_equal(atomic_load(&s.max_active), 16);
+  assert_true(node_invariant(f->m));
+  assert_int_equal(node_child_cmd(&a, 'r', NULL), 8);
+  atomic_store(&s.max_active, 0);
+  assert_int_equal(bal_for(s.pool, 0, 100, 1, slow_body, &s), BAL_OK);
+  assert_int_equal(bal_pool_active(s.pool), 8);
+  assert_int_equal(atomic_load(&s.max_active), 8);
+  bal_pool_destroy(s.pool);
+  node_child_end(&a);
+}
+
+static void null_handles(void **state) {
+  (void)state;
+  assert_int_equal(bal_node_lend(NULL), BAL_EINVAL);
+  assert_int_equal(bal_node_reclaim(NULL), BAL_EINVAL);
+}
+
+/* ---- races ---- */
+
+typedef struct racer {
+  bal_node_proc *p;
+  _Atomic int stop;
+  _Atomic int bad;
+} racer;
+
+/* Polls the handle while the main thread lends and reclaims. */
+static void *poller(void *arg) {
+  racer *r = arg;
+  struct timespec ts = {0, 20000};
+  while (!atomic_load(&r->stop)) {
+    int rc = bal_node_poll(r->p, NULL, NULL);
+    if (rc != BAL_OK && rc != BAL_ENOTFOUND) atomic_store(&r->bad, 1);
+    nanosleep(&ts, NULL);
+  }
+  return NULL;
+}
+
+/* A racing process: attach with `cpus`, then `steps` random lends,
+ * reclaims and delays. Exit 0 fine, 2 a call returned what it may not. */
+static void race_worker(const char *name, int64_t job, const char *cpus, uint64_t seed, int steps) {
+  bal__rng g;
+  bal__rng_seed(&g, seed);
+  bal_node_mask want;
+  if (bal_node_mask_parse(cpus, &want) != BAL_OK) _exit(2);
+  bal_node_attach_config cfg;
+  bal_node_attach_config_init(&cfg);
+  cfg.registry = name;
+  cfg.job = job;
+  cfg.cpus = &want;
+  racer r = {0};
+  if (bal_node_attach(&cfg, &r.p) != BAL_OK) _exit(2);
+  pthread_t t;
+  if (pthread_create(&t, NULL, poller, &r) != 0) _exit(2);
+  for (int s = 0; s < steps; s++) {
+    int rc = bal__rng_below(&g, 2) ? bal_node_lend(r.p) : bal_node_reclaim(r.p);
+    if (rc < 0 && rc != BAL_ENOTFOUND) _exit(2);
+    struct timespec ts = {0, (long)bal__rng_below(&g, 200000)};
+    nanosleep(&ts, NULL);
+  }
+  atomic_store(&r.stop, 1);
+  pthread_join(t, NULL);
+  if (bal_node_reclaim(r.p) < 0) _exit(2); /* nobody removes a live worker here */
+  if (bal_node_detach(r.p) != BAL_OK) _exit(2);
+  _exit(atomic_load(&r.bad) ? 2 : 0);
+}
+
+/* The forked monitor: checks the invariant until the parent closes its
+ * pipe; exits 1 on the first violation. */
+static pid_t monitor(const char *name, int *stop_fd) {
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    close(fds[1]);
+    bal_node_manager *m;
+    if (bal_node_manager_open(name, &m) != BAL_OK) _exit(2);
+    struct timespec ts = {0, 50000};
+    for (;;) {
+      if (!node_invariant(m)) _exit(1);
+      char x;
+      /* non-blocking look at the pipe: closed means stop */
+      fd_set rd;
+      FD_ZERO(&rd);
+      FD_SET(fds[0], &rd);
+      struct timeval tv = {0, 0};
+      if (select(fds[0] + 1, &rd, NULL, NULL, &tv) > 0 && read(fds[0], &x, 1) == 0) break;
+      nanosleep(&ts, NULL);
+    }
+    bal_node_manager_close(m);
+    _exit(0);
+  }
+  close(fds[0]);
+  *stop_fd = fds[1];
+  return pid;
+}
+
+static int scale(void) {
+  const char *s = getenv("BALLAST_STRESS_SCALE");
+  int v = s ? atoi(s) : 1;
+  return v >= 1 && v <= 100 ? v : 1;
+}
+
+static void lend_races(void **state) {
+  (void)state;
+  int runs = 30 * scale();
+  for (int run = 0; run < runs; run++) {
+    bal__rng g;
+    bal__rng_seed(&g, 7000 + (uint64_t)run);
+    enum { WORKERS = 4 };
+    int64_t per = 1 + (int64_t)bal__rng_below(&g, 4);
+    char name[64];
+    assert_int_equal(node_test_registry(name, per * WORKERS), BAL_OK);
+    int stop;
+    pid_t mon = monitor(name, &stop);
+    pid_t pid[WORKERS];
+    for (int k = 0; k < WORKERS; k++) {
+      char cpus[64];
+      snprintf(cpus, sizeof cpus, "%lld-%lld", (long long)(k * per), (long long)(k * per + per - 1));
+      pid[k] = fork();
+      assert_true(pid[k] >= 0);
+      if (pid[k] == 0) race_worker(name, k + 1, cpus, (uint64_t)run * 100 + (uint64_t)k, 40);
+    }
+    /* In half the runs one worker is killed mid-way, whatever it holds. */
+    int victim = bal__rng_below(&g, 2) ? (int)bal__rng_below(&g, WORKERS) : -1;
+    if (victim >= 0) {
+      struct timespec ts = {0, 2000000 + (long)bal__rng_below(&g, 3000000)};
+      nanosleep(&ts, NULL);
+      kill(pid[victim], SIGKILL);
+    }
+    int failed = 0;
+    for (int k = 0; k < WORKERS; k++) {
+      int st;
+      waitpid(pid[k], &st, 0);
+      bool ok = k == victim ? true : WIFEXITED(st) && WEXITSTATUS(st) == 0;
+      if (!ok) failed = 10 + k;
+    }
+    close(stop);
+    int st;
+    waitpid(mon, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) failed = 1;
+    /* Everyone gone (the victim cleaned now): every CPU free, none lent. */
+    bal_node_manager *m;
+    assert_int_equal(bal_node_manager_open(name, &m), BAL_OK);
+    int left = bal_node_manager_list(m, NULL, 0), busy = 0;
+    bal_node_cpu_info cpu[BAL_NODE_MAX_CPUS];
+    int n = bal_node_manager_cpus(m, cpu, BAL_NODE_MAX_CPUS);
+    for (int c = 0; c < n; c++) busy += cpu[c].pid != -1 || cpu[c].user != -1 || cpu[c].lent;
+    bal_node_manager_close(m);
+    assert_int_equal(bal_node_registry_destroy(name), BAL_OK);
+    if (failed) fprintf(stderr, "run %d: failure %d\n", run, failed);
+    assert_int_equal(failed, 0);
+    assert_int_equal(left, 0);
+    assert_int_equal(busy, 0);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(lend_borrow_reclaim, setup, teardown),
+      cmocka_unit_test_setup_teardown(borrowed_are_passed_on, setup, teardown),
+      cmocka_unit_test_setup_teardown(sigkill_lender, setup, teardown),
+      cmocka_unit_test_setup_teardown(sigkill_borrower, setup, teardown),
+      cmocka_unit_test_setup_teardown(manager_wins, setup, teardown),
+      cmocka_unit_test_setup_teardown(pool_borrows, setup, teardown),
+      cmocka_unit_test(null_handles),
+      cmocka_unit_test(lend_races),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
