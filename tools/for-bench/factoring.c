@@ -3,19 +3,19 @@
  * All four hand out chunks from the front of the remaining iterations; a
  * worker asks for its next chunk under the lock and reports there how long
  * its last chunk took, so the adaptive ones read consistent figures.
- *  - FAC2 (Hummel, Schonberg, Flynn 1992): iterations go in batches; a
+ *  - FAC2 [Hummel 1992]: iterations go in batches; a
  *    batch is half of what remains, cut into P equal chunks, so each chunk
  *    is ceil(R / 2P) with R the iterations left when the batch began.
- *  - WF (Hummel et al. 1996): as FAC2, worker i's chunks scaled by a fixed
+ *  - WF [Hummel 1996]: as FAC2, worker i's chunks scaled by a fixed
  *    weight w_i (the weights sum to P) for processors of unequal speed. The
  *    pool's threads are alike, so the weights are all 1 here and WF deals
  *    as FAC2 does: shown so the family is complete, not as a new point.
- *  - AWF-B (Carino and Banicescu 2008, after Banicescu et al. 2003's AWF):
+ *  - AWF-B [Cariño 2008], after AWF [Banicescu 2003]:
  *    WF whose weights are recomputed at the start of every batch from the
  *    time per iteration each worker measured so far in this loop, averaged
  *    with weights rising with the chunk's sequence number (later chunks
  *    count more): w_i = P (1/pi_i) / sum_k (1/pi_k).
- *  - AF (Banicescu and Liu 2000): each worker's chunk from the mean mu_k
+ *  - AF [Banicescu 2000]: each worker's chunk from the mean mu_k
  *    and variance sigma_k^2 of the iteration times measured so far:
  *    D = sum_k sigma_k^2 / mu_k, T = 1 / sum_k (1 / mu_k),
  *    chunk_i = (D + 2 T R - sqrt(D^2 + 4 D T R)) / (2 mu_i). A worker with
