@@ -67,6 +67,7 @@ typedef struct options {
   double drift;         /* costs x (1 + 0.5 sin(2 pi i/n + c drift)) at call c */
   int64_t change_at;    /* from this call (1-based; 0: never) items are mirrored */
   double heavy_at;      /* position of mid's heavy item, a fraction of the range */
+  double heavy_share;   /* its share of the work */
   int workload; /* -1: all */
   uint64_t seed;
   bool json;

@@ -88,6 +88,8 @@ static int parse_args(int argc, char **argv, options *o) {
       CLI_DOUBLE("--heavy-at", "X", &o->heavy_at, 0, 0.999999,
                  "where mid's heavy item (a quarter of the work) lies, as\n"
                  "a fraction of the range (default 0.4)"),
+      CLI_DOUBLE("--heavy-share", "S", &o->heavy_share, 0.01, 0.9,
+                 "share of the work in mid's heavy item (default 0.25)"),
       CLI_UINT("--seed", "S", &o->seed,
                "seed of the exp workload and of the run order (default 1)"),
       CLI_BOOL("--json", &o->json, "print one JSON object (parameters and results)"),
@@ -114,7 +116,8 @@ static int parse_args(int argc, char **argv, options *o) {
           "  bump     gaussian bump: the central 10% of items carry 70% of the cost\n"
           "  exp      0.2 M + 0.8 M x exponential(1) random costs\n"
           "  heavy    item 0 holds half of the total work, the others share the rest\n"
-          "  mid      the item at 40% (--heavy-at) of the range holds a quarter of the work\n"
+          "  mid      the item at 40% (--heavy-at) of the range holds a quarter\n"
+          "           (--heavy-share) of the work\n"
           "  block    the 2% of the items from 60% of the range cost 80 x the others\n"
           "  lognorm  0.2 M + 0.8 M x log-normal(sigma 2) random costs (heavy tail)\n"
           "\n"
@@ -161,6 +164,7 @@ int main(int argc, char **argv) {
                .reps = 9,
                .repeat = 1,
                .heavy_at = WORKLOAD_MID_AT,
+               .heavy_share = WORKLOAD_MID_SHARE,
                .pause_ms = 30,
                .modes = {true, true},
                .workload = -1,

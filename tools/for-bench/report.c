@@ -121,6 +121,7 @@ void print_json(const options *o, int P, double ipn, double tiny_ns, double over
   json_double(&j, "drift", o->drift);
   json_int(&j, "change_at", o->change_at);
   json_double(&j, "heavy_at", o->heavy_at);
+  json_double(&j, "heavy_share", o->heavy_share);
   json_int(&j, "pause_ms", o->pause_ms);
   json_uint(&j, "seed", o->seed);
   json_string(&j, "round_order", "schedules shuffled every round from the seed");

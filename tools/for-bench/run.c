@@ -151,7 +151,7 @@ void bench_one(const options *o, int P, int mode, workload_id wl, double iters_p
       fprintf(stderr, PROG ": out of memory\n");
       exit(1);
     }
-    workload_shape(wl, job.n, o->seed, o->heavy_at, base);
+    workload_shape(wl, job.n, o->seed, o->heavy_at, o->heavy_share, base);
     double ideal_sum = 0;
     for (int c = 0; c < ncalls; c++) {
       bool mirrored = o->change_at > 0 && c + 1 >= o->change_at;
