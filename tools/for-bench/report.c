@@ -48,6 +48,7 @@ void print_table(const options *o, int P, double ipn, double tiny_ns, double ove
       const result *r = &res[i];
       if (r->mode != mode) continue;
       for (int s = 0; s < S_COUNT; s++) {
+        if (s == S_LEARN && !learn) continue; /* one-shot runs: not a schedule */
         const char *wl = s == 0 ? workload_name(r->wl) : "";
         char name[40];
         if (s == S_OMP_DYNC)
