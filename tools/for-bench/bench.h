@@ -1,6 +1,7 @@
 /* Private to ballast-for-bench: schedules, options, results, and the three
  * parts of the program (main.c: flags; run.c: timed interleaved rounds;
- * report.c: table and JSON), plus trace.c for --trace. */
+ * report.c: table and JSON), plus trace.c for --trace and factoring.c for
+ * the factoring baselines. */
 #ifndef BALLAST_BENCH_FOR_BENCH_H
 #define BALLAST_BENCH_FOR_BENCH_H
 
