@@ -220,20 +220,22 @@ void bal__for_learn_finish(bal_loop *loop) {
 
 uint32_t bal__for_learn_chunk(const bal_loop *loop, uint32_t at, uint32_t k, int64_t target_ns) {
   uint32_t s = loop->block, n = 0;
-  double ns = 0;
-  /* A few blocks at most: cheap regions stop the walk by k, costly ones by
-   * the target. */
+  /* Only blocks whose units are predicted to cost a sizeable part of the
+   * target each (a heavy item, or one measured smeared over its chunk)
+   * shape the chunk: it stops before such a block, and within one takes
+   * about target_ns worth. Elsewhere the adaptive size stands, so a block
+   * that merely looked slow once (the worker was preempted) costs nothing.
+   * The walk covers at most the blocks that k units span. */
   for (uint32_t b = at / s; b < loop->blocks && n < k; b++) {
     uint32_t b_end = b + 1 == loop->blocks ? loop->units : (b + 1) * s;
     uint32_t r = b_end - (at + n);
     if (r > k - n) r = k - n;
     double per = loop->cost[b] / (double)(b_end - b * s);
-    if (per > 0 && ns + per * r >= (double)target_ns) {
-      double more = ceil(((double)target_ns - ns) / per);
-      n += more < 1 ? 1 : (uint32_t)more;
-      break;
+    if (per * BAL__LEARN_HEAVY_UNIT >= (double)target_ns) {
+      if (n > 0) return n; /* the heavy block starts a chunk of its own */
+      double want = ceil((double)target_ns / per);
+      return want < 1 ? 1 : want < (double)r ? (uint32_t)want : r;
     }
-    ns += per * r;
     n += r;
   }
   return n < 1 ? 1 : n > k ? k : n;

@@ -9,7 +9,11 @@
  * reads anyway, is spread over the loop units the chunk ran, and added to
  * the blocks they lie in: one add per block a chunk touches, an atomic one
  * only for the two end blocks, which another chunk may share (a block the
- * chunk covers whole is written by nobody else during the call).
+ * chunk covers whole is written by nobody else during the call). A chunk
+ * that held a heavy item among light ones smears its time over them; so in
+ * a learned call adaptive chunks stop before a block predicted heavy and
+ * take it in pieces of about the chunk target (bal__for_learn_chunk), and
+ * the next measurement is sharp.
  *
  * Dealing (bal__for_learn_deal): the workers get contiguous slices of
  * equal predicted cost (prefix sums over the blocks), so long loops still
@@ -45,6 +49,9 @@
 /* Rotate a slice to its heaviest block when that block costs more than
  * this many times the slice's mean block (below, noise would pick it). */
 #define BAL__LEARN_HEAVY 2.0
+/* A block whose units are each predicted to cost more than 1/this of the
+ * adaptive chunk's target is taken in chunks sized by the prediction. */
+#define BAL__LEARN_HEAVY_UNIT 4.0
 
 struct bal_loop {
   atomic_bool busy;            /* a call is using the handle */
@@ -78,9 +85,10 @@ void bal__for_learn_finish(struct bal_loop *loop);
  * measurement. Called by workers during the call. */
 void bal__for_learn_measure(struct bal_loop *loop, uint32_t at, uint32_t len, double ns);
 
-/* Units of a chunk starting at loop unit `at` (at most k, at least 1)
- * whose predicted cost reaches target_ns (adaptive chunks of a learned
- * deal). */
+/* Units of a chunk starting at loop unit `at` (at most k, at least 1):
+ * k, cut before a block predicted heavy (units costing over target_ns /
+ * BAL__LEARN_HEAVY_UNIT each) or, inside one, about target_ns worth
+ * (adaptive chunks of a learned deal). */
 uint32_t bal__for_learn_chunk(const struct bal_loop *loop, uint32_t at, uint32_t k,
                               int64_t target_ns);
 
