@@ -48,6 +48,22 @@ module ballast
     real(c_double) :: wall_seconds = 0
   end type bal_for_stats
 
+  !> Per-loop-site memory of bal_for_learn (opaque; null until
+  !> bal_loop_create succeeds).
+  type, public :: bal_loop
+    type(c_ptr) :: ptr = c_null_ptr
+  end type bal_loop
+
+  !> What a bal_loop has learned (struct bal_loop_info).
+  type, bind(c), public :: bal_loop_info
+    integer(c_int64_t) :: calls = 0
+    integer(c_int64_t) :: learned_calls = 0
+    integer(c_int64_t) :: drops = 0
+    integer(c_int64_t) :: blocks = 0
+    integer(c_int64_t) :: bytes = 0
+    real(c_double) :: last_error = -1
+  end type bal_loop_info
+
   ! Limits of the node module (ballast/node.h).
   integer(c_int), parameter, public :: BAL_NODE_MAX_CPUS = 1024
   integer(c_int), parameter, public :: BAL_NODE_MAX_PROCS = 256
@@ -183,6 +199,35 @@ module ballast
       type(c_ptr), value :: arg
       integer(c_int) :: rc
     end function c_for
+    function c_loop_create(out) bind(c, name='bal_loop_create') result(rc)
+      import :: c_int, c_ptr
+      type(c_ptr) :: out
+      integer(c_int) :: rc
+    end function c_loop_create
+    subroutine c_loop_destroy(loop) bind(c, name='bal_loop_destroy')
+      import :: c_ptr
+      type(c_ptr), value :: loop
+    end subroutine c_loop_destroy
+    function c_loop_reset(loop) bind(c, name='bal_loop_reset') result(rc)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: loop
+      integer(c_int) :: rc
+    end function c_loop_reset
+    function c_loop_get_info(loop, out) bind(c, name='bal_loop_get_info') result(rc)
+      import :: c_int, c_ptr, bal_loop_info
+      type(c_ptr), value :: loop
+      type(bal_loop_info) :: out
+      integer(c_int) :: rc
+    end function c_loop_get_info
+    function c_for_learn(pool, loop, begin, end, grain, body, arg) bind(c, name='bal_for_learn') &
+        result(rc)
+      import :: c_int, c_int64_t, c_ptr, c_funptr
+      type(c_ptr), value :: pool, loop
+      integer(c_int64_t), value :: begin, end, grain
+      type(c_funptr), value :: body
+      type(c_ptr), value :: arg
+      integer(c_int) :: rc
+    end function c_for_learn
     function c_for_last_stats(pool, worker, out) bind(c, name='bal_for_last_stats') result(rc)
       import :: c_int, c_ptr, bal_for_stats
       type(c_ptr), value :: pool
@@ -275,6 +320,7 @@ module ballast
   public :: bal_strerror, bal_err_name, bal_version, bal_log_set_callback
   public :: bal_pool_create, bal_pool_destroy, bal_pool_size, bal_pool_active, bal_for, &
     bal_for_last_stats
+  public :: bal_loop_create, bal_loop_destroy, bal_loop_reset, bal_loop_get_info, bal_for_learn
   public :: bal_node_mask_zero, bal_node_mask_add, bal_node_mask_has, bal_node_mask_count, &
     bal_node_mask_equal, bal_node_mask_parse, bal_node_mask_format, &
     bal_node_registry_config_init, bal_node_registry_create, bal_node_registry_destroy, &
@@ -451,6 +497,70 @@ contains
     rc = c_for_last_stats(pool%ptr, w, tmp)
     if (rc == BAL_OK) stats = tmp
   end function bal_for_last_stats
+
+  !> Create an empty loop memory for bal_for_learn (no profile, no pool).
+  !> @return BAL_OK; BAL_ENOMEM (loop unchanged).
+  function bal_loop_create(loop) result(rc)
+    type(bal_loop), intent(inout) :: loop
+    integer(c_int) :: rc
+    type(c_ptr) :: p
+    rc = c_loop_create(p)
+    if (rc == BAL_OK) loop%ptr = p
+  end function bal_loop_create
+
+  !> Free a loop memory; loop becomes null. A null loop is ignored. Not
+  !> while a bal_for_learn uses it.
+  subroutine bal_loop_destroy(loop)
+    type(bal_loop), intent(inout) :: loop
+    call c_loop_destroy(loop%ptr)
+    loop%ptr = c_null_ptr
+  end subroutine bal_loop_destroy
+
+  !> Forget the profile and the pool the loop memory was bound to.
+  !> @return BAL_OK; BAL_EINVAL for a null loop; BAL_EBUSY while a
+  !> bal_for_learn uses it.
+  function bal_loop_reset(loop) result(rc)
+    type(bal_loop), intent(in) :: loop
+    integer(c_int) :: rc
+    rc = c_loop_reset(loop%ptr)
+  end function bal_loop_reset
+
+  !> What the loop memory has learned.
+  !> @return BAL_OK; BAL_EINVAL for a null loop; BAL_EBUSY while a
+  !> bal_for_learn uses it (info unchanged on error).
+  function bal_loop_get_info(loop, info) result(rc)
+    type(bal_loop), intent(in) :: loop
+    type(bal_loop_info), intent(inout) :: info
+    integer(c_int) :: rc
+    type(bal_loop_info) :: tmp
+    rc = c_loop_get_info(loop%ptr, tmp)
+    if (rc == BAL_OK) info = tmp
+  end function bal_loop_get_info
+
+  !> bal_for dealt by the cost profile the loop memory measured in its last
+  !> calls, measuring this one (ballast/for.h); same arguments as bal_for.
+  !> @return as bal_for, plus BAL_EINVAL for a null loop or one bound to
+  !> another pool (bal_loop_reset), BAL_EBUSY if another call uses loop.
+  recursive function bal_for_learn(pool, loop, begin, end, body, arg, grain) result(rc)
+    type(bal_pool), intent(in) :: pool
+    type(bal_loop), intent(in) :: loop
+    integer(c_int64_t), intent(in) :: begin, end
+    procedure(bal_for_body), optional :: body
+    type(c_ptr), intent(in), optional :: arg
+    integer(c_int64_t), intent(in), optional :: grain
+    integer(c_int) :: rc
+    type(c_ptr) :: a
+    integer(c_int64_t) :: g
+    if (.not. present(body)) then
+      rc = BAL_EINVAL
+      return
+    end if
+    a = c_null_ptr
+    if (present(arg)) a = arg
+    g = 0
+    if (present(grain)) g = grain
+    rc = c_for_learn(pool%ptr, loop%ptr, begin, end, g, c_funloc(body), a)
+  end function bal_for_learn
 
   ! ----------------------------------------------------------------- node
 

@@ -230,6 +230,104 @@ typedef struct bal_for_stats {
  */
 BAL_API int bal_for_last_stats(const bal_pool *pool, int worker, bal_for_stats *out);
 
+/**
+ * @name Loops that learn from their last call
+ * A loop called again and again over the same range (a time step) can be
+ * dealt by what its items cost last time: a bal_loop remembers, for one
+ * loop site, a cost profile of its range, and bal_for_learn() uses it.
+ *
+ * What is kept: the range cut into at most 4096 blocks (whole grains) and
+ * the measured nanoseconds of each — fixed memory, under 64 KiB per handle
+ * whatever the range (bal_loop_info.bytes). It is measured per chunk from
+ * the clock reads the loop makes anyway, not per item.
+ *
+ * How the next call is dealt: each worker gets a contiguous slice of the
+ * range whose predicted cost is 1/P of the total; a slice whose heaviest
+ * block costs more than twice its mean starts at that block (and wraps to
+ * the slice's start), so predicted-heavy items start first. Work stealing
+ * runs as in bal_for() and corrects what the prediction got wrong. The
+ * first call (no profile yet) is dealt as bal_for() deals.
+ *
+ * How the profile follows the loop: a call's measurement is averaged with
+ * the prediction it was dealt by while the two agree; when they differ a
+ * lot (the share of the work that moved times how far it moved, the range
+ * taken as [0, 1], exceeds 0.05: a quarter of the work moved by a fifth of
+ * the range) the old profile is dropped and the measurement alone is
+ * kept, so an abrupt change costs one call. A call with another length or
+ * grain maps the profile by relative position in the range (index
+ * begin + x*(end - begin) keeps the cost density it had); the same length
+ * at other bounds keeps it as it is.
+ * @{
+ */
+
+/** Opaque per-loop-site memory for bal_for_learn(). */
+typedef struct bal_loop bal_loop;
+
+/** What a bal_loop has learned, see bal_loop_get_info(). */
+typedef struct bal_loop_info {
+  int64_t calls;          /**< parallel calls that measured the loop */
+  int64_t learned_calls;  /**< of which dealt from a profile */
+  int64_t drops;          /**< profiles dropped because they stopped predicting */
+  int64_t blocks;         /**< blocks of the current profile (0: none yet) */
+  int64_t bytes;          /**< memory of the handle, fixed at creation */
+  double last_error;      /**< how far the last call's prediction was from
+                               what it measured: the share of the work it put
+                               elsewhere times how far, the range taken as
+                               [0, 1] (earth mover's distance, in [0, 1]);
+                               -1 if that call had no prediction */
+} bal_loop_info;
+
+/**
+ * Create an empty loop memory (no profile, bound to no pool yet).
+ * @param out receives the handle; untouched on error.
+ * @return BAL_OK; BAL_EINVAL if out is NULL; BAL_ENOMEM.
+ * Thread-safety: safe from any thread.
+ */
+BAL_API int bal_loop_create(bal_loop **out);
+
+/**
+ * Free a loop memory. NULL is ignored. Not while a bal_for_learn() uses it.
+ */
+BAL_API void bal_loop_destroy(bal_loop *loop);
+
+/**
+ * Forget the profile and the pool the handle was bound to (the next call
+ * may use another pool).
+ * @return BAL_OK; BAL_EINVAL if loop is NULL; BAL_EBUSY if a
+ *         bal_for_learn() is using it now (nothing changed).
+ * Thread-safety: safe; fails rather than waits when the handle is in use.
+ */
+BAL_API int bal_loop_reset(bal_loop *loop);
+
+/**
+ * Copy what the handle has learned into *out.
+ * @return BAL_OK; BAL_EINVAL if loop or out is NULL; BAL_EBUSY if a
+ *         bal_for_learn() is using it now.
+ * Thread-safety: as bal_loop_reset().
+ */
+BAL_API int bal_loop_get_info(bal_loop *loop, bal_loop_info *out);
+
+/**
+ * bal_for() dealt by the loop's profile, measuring the call to update it.
+ * Same arguments, indices, grain guarantee and exactly-once execution as
+ * bal_for(); the result must not depend on which worker runs an index.
+ * @param loop the loop site's memory. The first call binds it to `pool`.
+ * @return BAL_OK (also for an empty range: nothing run, nothing learned);
+ *         BAL_EINVAL with nothing run for bal_for()'s bad arguments, a NULL
+ *         loop, or a loop bound to another pool (see bal_loop_reset());
+ *         BAL_EBUSY with nothing run if another thread's call is using the
+ *         same loop (one handle per loop site and thread: calls are not
+ *         queued, as a second caller racing on one profile is a bug).
+ * From inside a loop body (any pool) the range runs serially in the
+ * calling worker, as with bal_for(), and nothing is learned.
+ * Thread-safety: as bal_for() for the pool; a loop handle is used by one
+ * call at a time.
+ */
+BAL_API int bal_for_learn(bal_pool *pool, bal_loop *loop, int64_t begin, int64_t end,
+                          int64_t grain, bal_for_body body, void *arg);
+
+/** @} */
+
 BAL_END_DECLS
 
 #endif /* BALLAST_FOR_H */

@@ -1,9 +1,11 @@
 /* bal_for(): argument checks, the initial deal (layout.h), and the loop
  * every worker runs (take from its own range, steal when dry, stop when all
  * done). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/clock.h"
+#include "for/learn.h"
 #include "for/pool.h"
 
 /* Adaptive chunking (grain 0): a worker sizes the piece it takes so that one
@@ -27,13 +29,44 @@ static inline int64_t unit_to_index(const bal__for_call *c, uint32_t u) {
   return (int64_t)((uint64_t)c->begin + (uint64_t)u * c->unit);
 }
 
+/* Dealt offsets [v, end) of g begin with a run of consecutive loop offsets:
+ * its length (>= 1) and first loop offset. A learned deal's segment is its
+ * slice rotated to start at loop offset tail_at: dealt [begin, tail) are
+ * loop [tail_at, end), dealt [tail, end) are loop [begin, tail_at). */
+static inline uint32_t piece(const bal__for_call *c, const bal__for_segment *g, uint32_t v,
+                             uint32_t end, uint32_t *at) {
+  if (!c->learned) return bal__for_layout_piece(&c->layout, g, v, end, at);
+  uint32_t stop;
+  if (v < g->tail) {
+    *at = g->tail_at + (v - g->begin);
+    stop = g->tail;
+  } else {
+    *at = g->begin + (v - g->tail);
+    stop = g->end;
+  }
+  return (end < stop ? end : stop) - v;
+}
+
+/* The worker whose initial range holds dealt offset v (a learned deal). */
+static const bal__for_segment *learned_origin(const bal_pool *pool, uint32_t v) {
+  uint32_t lo = 0, hi = pool->call.dealt - 1; /* initial[0].begin = 0 <= v */
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo + 1) / 2;
+    if (pool->workers[mid].initial.begin <= v)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return &pool->workers[lo].initial;
+}
+
 /* Run the n units taken at dealt offset `first`: one body call per block
  * they cover (usually one). */
 static void run_chunk(bal_pool *pool, bal__for_worker *w, uint32_t first, uint32_t n,
                       int64_t *clock_ns) {
   const bal__for_call *c = &pool->call;
   for (uint32_t v = first, end = first + n; v < end;) {
-    uint32_t at, len = bal__for_layout_piece(&c->layout, &w->seg, v, end, &at);
+    uint32_t at, len = piece(c, &w->seg, v, end, &at);
     int64_t lo = unit_to_index(c, at), hi = unit_to_index(c, at + len);
     c->body(lo, hi, c->arg);
     w->stats.items += hi - lo;
@@ -44,6 +77,14 @@ static void run_chunk(bal_pool *pool, bal__for_worker *w, uint32_t first, uint32
   int64_t dt = now - *clock_ns;
   *clock_ns = now;
   w->stats.busy_seconds += (double)dt * 1e-9;
+  if (c->learn) {
+    /* The chunk's time, spread over the loop units it ran. */
+    for (uint32_t v = first, end = first + n; v < end;) {
+      uint32_t at, len = piece(c, &w->seg, v, end, &at);
+      bal__for_learn_measure(c->learn, at, len, (double)dt * len / n);
+      v += len;
+    }
+  }
   if (!c->adaptive) return;
   if (dt < TARGET_CHUNK_NS / 2 && w->chunk_units < BAL__RANGE_MAX_TAKE / 2)
     w->chunk_units *= 2;
@@ -60,7 +101,20 @@ static uint64_t drain_own(bal_pool *pool, bal__for_worker *w) {
   uint64_t done = 0;
   int64_t clock_ns = bal__now_ns();
   uint32_t first, n;
-  while ((n = bal__for_range_take(mine, w->chunk_units, &first)) != 0) {
+  const bal__for_call *c = &pool->call;
+  for (;;) {
+    uint32_t k = w->chunk_units;
+    if (c->learned && c->adaptive) {
+      /* Size the chunk by the profile too, so a predicted-heavy item runs
+       * (and is measured) nearly alone. Only this worker moves lo. */
+      uint64_t word = atomic_load_explicit(&mine->word, memory_order_relaxed);
+      uint32_t lo = (uint32_t)word, hi = (uint32_t)(word >> 32), at;
+      if (lo < hi && lo >= w->seg.begin && lo < w->seg.end) {
+        piece(c, &w->seg, lo, lo + 1, &at);
+        k = bal__for_learn_chunk(c->learn, at, k, TARGET_CHUNK_NS);
+      }
+    }
+    if ((n = bal__for_range_take(mine, k, &first)) == 0) break;
     run_chunk(pool, w, first, n, &clock_ns);
     done += n;
     if (pool->node && bal__for_follow_tick(pool, w, clock_ns)) return done;
@@ -92,7 +146,8 @@ static bool steal_round(bal_pool *pool, bal__for_worker *w) {
       if (n > 0) {
         w->stats.steals_won++;
         const bal__for_layout *L = &pool->call.layout;
-        w->seg = bal__for_layout_segment(L, bal__for_layout_origin(L, first));
+        w->seg = pool->call.learned ? *learned_origin(pool, first)
+                                    : bal__for_layout_segment(L, bal__for_layout_origin(L, first));
         bal__for_range_set(&pool->ranges[w->id], first, first + (uint32_t)n);
         return true;
       }
@@ -196,6 +251,11 @@ void bal__for_work(bal_pool *pool, int self) {
 
 int bal_for(bal_pool *pool, int64_t begin, int64_t end, int64_t grain, bal_for_body body,
             void *arg) {
+  return bal__for_run(pool, begin, end, grain, body, arg, NULL);
+}
+
+int bal__for_run(bal_pool *pool, int64_t begin, int64_t end, int64_t grain, bal_for_body body,
+                 void *arg, bal_loop *learn) {
   if (!pool || !body || begin > end || grain < 0) return BAL_EINVAL;
   uint64_t len = (uint64_t)end - (uint64_t)begin;
   if (len > (uint64_t)INT64_MAX) return BAL_EINVAL;
@@ -237,10 +297,23 @@ int bal_for(bal_pool *pool, int64_t begin, int64_t end, int64_t grain, bal_for_b
       bal__for_rebind(pool, &pool->workers[0]);
   }
   bal__for_layout_init(&c->layout, c->units, (uint32_t)dealt, c->min_units);
+  c->learn = learn;
+  c->dealt = (uint32_t)dealt;
+  c->learned = false;
+  if (learn) {
+    /* Segments go to the workers' `initial`, which learned_origin reads. */
+    bal__for_segment segs_on_stack[16];
+    bal__for_segment *segs = dealt <= 16 ? segs_on_stack : malloc(sizeof *segs * (size_t)dealt);
+    if (segs) {
+      c->learned = bal__for_learn_deal(learn, c->units, c->min_units, (uint32_t)dealt, segs);
+      for (int i = 0; c->learned && i < dealt; i++) pool->workers[i].initial = segs[i];
+      if (segs != segs_on_stack) free(segs);
+    }
+  }
   for (int i = 0; i < size; i++) {
     bal__for_worker *w = &pool->workers[i];
     if (i < dealt) {
-      w->seg = bal__for_layout_segment(&c->layout, (uint32_t)i);
+      w->seg = c->learned ? w->initial : bal__for_layout_segment(&c->layout, (uint32_t)i);
       bal__for_range_set(&pool->ranges[i], w->seg.begin, w->seg.end);
     } else {
       bal__for_range_set(&pool->ranges[i], 0, 0);
@@ -255,6 +328,7 @@ int bal_for(bal_pool *pool, int64_t begin, int64_t end, int64_t grain, bal_for_b
   bal__for_pool_dispatch(pool);
   pool->last_wall_seconds = (double)(bal__now_ns() - start_ns) * 1e-9;
   pool->have_stats = true;
+  if (learn) bal__for_learn_finish(learn);
   pthread_mutex_unlock(&pool->call_lock);
   return BAL_OK;
 }

@@ -16,6 +16,9 @@
  *   bind.c    BALLAST_BIND placement of background workers (hwloc if
  *             present, bind.h)
  *   stats.c   bal_for_last_stats()
+ *   learn.c   bal_for_learn() and its bal_loop: a per-loop-site cost
+ *             profile, measured per chunk, that deals the next call
+ *             (learn.h)
  *
  * The life of one index range. bal_for(pool, begin, end, grain, body, arg)
  * (loop.c) takes call_lock, so calls on one pool run one at a time, and
@@ -76,6 +79,10 @@ typedef struct bal__for_call {
   uint32_t min_units;  /* smallest piece taken or stolen, in units (>= 1) */
   bool adaptive;       /* grain 0: chunk sizes follow measured body cost */
   bal__for_layout layout; /* the initial deal, in units of min_units */
+  struct bal_loop *learn; /* bal_for_learn(): measure into it (else NULL) */
+  bool learned;           /* dealt by its profile: workers' segments are
+                           * rotated slices (learn.h), not layout.h's */
+  uint32_t dealt;         /* workers dealt a range at entry */
   bal_for_body body;
   void *arg;
 } bal__for_call;
@@ -86,6 +93,7 @@ typedef struct bal__for_worker {
   bal__rng rng;                     /* victim selection */
   uint32_t chunk_units;             /* current adaptive chunk size */
   bal__for_segment seg;             /* initial range its current range lies in */
+  bal__for_segment initial;         /* its own initial range (learned deals) */
   bool have_range;                  /* its range may still be taken from (range.h) */
   uint64_t bound_version;           /* attached pools: the layout_version it is bound for */
   int id;
@@ -145,6 +153,11 @@ struct bal_pool {
   _Atomic int64_t next_poll_ns;
   _Atomic uint64_t adopted;
 };
+
+/* bal_for() and, with `learn` non-NULL, bal_for_learn() (loop.c): check
+ * the arguments, deal, run, and for `learn` update its profile. */
+int bal__for_run(struct bal_pool *pool, int64_t begin, int64_t end, int64_t grain,
+                 bal_for_body body, void *arg, struct bal_loop *learn);
 
 /* Run the balanced loop of the pool's current call as worker `self` until
  * every unit is done (loop.c). */

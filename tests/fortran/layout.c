@@ -17,7 +17,7 @@ int bal_test_layout(int which, int64_t *out, int cap);
 #define SIZE(T) (n < cap ? (void)(out[n++] = (int64_t)sizeof(T)) : (void)n++)
 #define OFF(T, f) (n < cap ? (void)(out[n++] = (int64_t)offsetof(T, f)) : (void)n++)
 
-/* which: 0 bal_for_stats, 6 bal_node_mask, 7 bal_node_registry_config,
+/* which: 0 bal_for_stats, 9 bal_loop_info, 6 bal_node_mask, 7 bal_node_registry_config,
  * 8 bal_node_attach_config; with MPI 1 bal_steal_config, 2 bal_steal_stats,
  * 3 bal_rebalance_config, 4 bal_rebalance_callbacks, 5 bal_rebalance_stats.
  * Writes the size then every field's offset in declaration order; returns
@@ -34,6 +34,15 @@ int bal_test_layout(int which, int64_t *out, int cap) {
     OFF(bal_for_stats, steals_won);
     OFF(bal_for_stats, busy_seconds);
     OFF(bal_for_stats, wall_seconds);
+    return n;
+  case 9:
+    SIZE(bal_loop_info);
+    OFF(bal_loop_info, calls);
+    OFF(bal_loop_info, learned_calls);
+    OFF(bal_loop_info, drops);
+    OFF(bal_loop_info, blocks);
+    OFF(bal_loop_info, bytes);
+    OFF(bal_loop_info, last_error);
     return n;
   case 6:
     SIZE(bal_node_mask);

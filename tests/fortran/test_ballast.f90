@@ -66,6 +66,7 @@ program test_ballast
   call test_log()
   call test_pool()
   call test_for()
+  call test_for_learn()
   call test_node_mask()
   call test_node()
   call test_layout()
@@ -201,6 +202,41 @@ contains
     call bal_pool_destroy(pool)
   end subroutine test_for
 
+  subroutine test_for_learn()
+    type(bal_pool) :: pool, other
+    type(bal_loop) :: loop, null_loop
+    type(bal_loop_info) :: info
+    integer(c_int), target :: seen(20000)
+    integer :: call_no
+    call check(bal_pool_create(pool, 2_c_int) == BAL_OK, 'pool of 2')
+    call check(bal_pool_create(other, 2_c_int) == BAL_OK, 'another pool')
+    call check(bal_loop_create(loop) == BAL_OK, 'loop memory')
+    do call_no = 1, 3
+      seen = 0
+      call check(bal_for_learn(pool, loop, 0_c_int64_t, 10000_c_int64_t, count_body, &
+        c_loc(seen)) == BAL_OK, 'bal_for_learn')
+      call check(all(seen(1:10000) == 1), 'learning: every index exactly once')
+    end do
+    seen = 0
+    call check(bal_for_learn(pool, loop, 100_c_int64_t, 9000_c_int64_t, count_body, c_loc(seen), &
+      grain=7_c_int64_t) == BAL_OK, 'bal_for_learn, other range, grain 7')
+    call check(all(seen(101:9000) == 1) .and. all(seen(1:100) == 0), 'exactly [100, 9000)')
+    call check(bal_loop_get_info(loop, info) == BAL_OK, 'info')
+    call check(info%calls == 4 .and. info%bytes > 0 .and. info%bytes <= 65536, 'info plausible')
+    call check(bal_for_learn(other, loop, 0_c_int64_t, 10_c_int64_t, count_body, c_loc(seen)) == &
+      BAL_EINVAL, 'another pool refused')
+    call check(bal_for_learn(pool, null_loop, 0_c_int64_t, 10_c_int64_t, count_body, &
+      c_loc(seen)) == BAL_EINVAL, 'null loop refused')
+    call check(bal_loop_get_info(null_loop, info) == BAL_EINVAL, 'info of a null loop')
+    call check(bal_loop_reset(loop) == BAL_OK, 'reset')
+    call check(bal_for_learn(other, loop, 0_c_int64_t, 10_c_int64_t, count_body, c_loc(seen)) == &
+      BAL_OK, 'after reset, another pool')
+    call bal_loop_destroy(loop)
+    call bal_loop_destroy(loop)
+    call bal_pool_destroy(other)
+    call bal_pool_destroy(pool)
+  end subroutine test_for_learn
+
   subroutine test_node_mask()
     type(bal_node_mask) :: m, m2
     call check(bal_node_mask_count(m) == 0, 'a new mask is empty')
@@ -273,8 +309,19 @@ contains
       addr(c_loc(s%steals_won)) - base, addr(c_loc(s%busy_seconds)) - base, &
       addr(c_loc(s%wall_seconds)) - base]
     call check_layout(0_c_int, 'bal_for_stats', got, size(got))
+    call loop_info_layout()
     call node_layouts()
   end subroutine test_layout
+
+  subroutine loop_info_layout()
+    type(bal_loop_info), target :: i
+    integer(c_int64_t) :: base
+    base = addr(c_loc(i))
+    call check_layout(9_c_int, 'bal_loop_info', [int(c_sizeof(i), c_int64_t), &
+      addr(c_loc(i%calls)) - base, addr(c_loc(i%learned_calls)) - base, &
+      addr(c_loc(i%drops)) - base, addr(c_loc(i%blocks)) - base, &
+      addr(c_loc(i%bytes)) - base, addr(c_loc(i%last_error)) - base], 7)
+  end subroutine loop_info_layout
 
   subroutine node_layouts()
     type(bal_node_mask), target :: m

@@ -1,7 +1,7 @@
 /* Attached pools under a manager thread that flips the process's mask at
  * random (random CPU sets, random delays) while two pools of one process —
  * sharing the attachment — run random loops from two threads: every index
- * exactly once, worker ids in range, the active count within [1, size],
+ * exactly once (one of them learning: bal_for_learn), worker ids in range, the active count within [1, size],
  * and once the flipping stops the next call runs on exactly the final
  * mask (parked workers' statistics zero); 16 workers per pool on a virtual
  * registry of 16 CPUs, so the machine is oversubscribed. Many seeds;
@@ -69,6 +69,7 @@ typedef struct runner {
   uint64_t seed;
   int loops;
   int errors;
+  bal_loop *learn; /* non-NULL: bal_for_learn with this loop memory */
 } runner;
 
 /* The hit map plus the pool, so bodies can check worker ids against it. */
@@ -89,15 +90,21 @@ static void *run_loops(void *arg) {
   runner *rn = arg;
   bal__rng r;
   bal__rng_seed(&r, rn->seed);
+  int64_t len = 0, grain = 0;
   for (int i = 0; i < rn->loops; i++) {
-    int64_t len = 1 + (int64_t)bal__rng_below(&r, 60000);
-    int64_t grain = bal__rng_below(&r, 3) == 0 ? 1 + (int64_t)bal__rng_below(&r, 200) : 0;
+    /* A learning loop mostly keeps its range, so its deals are learned. */
+    if (!rn->learn || i == 0 || bal__rng_below(&r, 3) == 0) {
+      len = 1 + (int64_t)bal__rng_below(&r, 60000);
+      grain = bal__rng_below(&r, 3) == 0 ? 1 + (int64_t)bal__rng_below(&r, 200) : 0;
+    }
     active_check *c = calloc(1, sizeof *c);
     hit_map_init(&c->m, 0, len, bal_pool_size(rn->pool));
     c->m.sleep_one_in = 1 + (int64_t)bal__rng_below(&r, 50);
     c->m.max_sleep_ns = 1 + (int64_t)bal__rng_below(&r, 300000);
     c->pool = rn->pool;
-    if (bal_for(rn->pool, 0, len, grain, checked_body, c) != BAL_OK) rn->errors++;
+    int rc = rn->learn ? bal_for_learn(rn->pool, rn->learn, 0, len, grain, checked_body, c)
+                       : bal_for(rn->pool, 0, len, grain, checked_body, c);
+    if (rc != BAL_OK) rn->errors++;
     if (hit_map_errors(&c->m) != 0 || atomic_load(&c->m.bad_worker_id) != 0 ||
         atomic_load(&c->violations) != 0)
       rn->errors++;
@@ -124,7 +131,9 @@ static void test_flipping(void **state) {
     atomic_init(&f.sets, 0);
     pthread_t ft, bt;
     assert_int_equal(pthread_create(&ft, NULL, flip, &f), 0);
-    runner ra = {a, 2000 + (uint64_t)s, 6, 0}, rb = {b, 3000 + (uint64_t)s, 6, 0};
+    bal_loop *learn;
+    assert_int_equal(bal_loop_create(&learn), BAL_OK);
+    runner ra = {a, 2000 + (uint64_t)s, 6, 0, NULL}, rb = {b, 3000 + (uint64_t)s, 6, 0, learn};
     assert_int_equal(pthread_create(&bt, NULL, run_loops, &rb), 0);
     run_loops(&ra);
     pthread_join(bt, NULL);
@@ -132,6 +141,7 @@ static void test_flipping(void **state) {
     pthread_join(ft, NULL);
     assert_int_equal(ra.errors, 0);
     assert_int_equal(rb.errors, 0);
+    bal_loop_destroy(learn);
 
     /* Quiet now: the next call runs on exactly the final mask. */
     bal_node_manager *m;

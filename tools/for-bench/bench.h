@@ -1,6 +1,7 @@
 /* Private to ballast-for-bench: schedules, options, results, and the three
  * parts of the program (main.c: flags; run.c: timed interleaved rounds;
- * report.c: table and JSON), plus trace.c for --trace. */
+ * report.c: table and JSON), plus trace.c for --trace and factoring.c for
+ * the factoring baselines. */
 #ifndef BALLAST_BENCH_FOR_BENCH_H
 #define BALLAST_BENCH_FOR_BENCH_H
 
@@ -25,7 +26,26 @@
 #define HAVE_TBB false
 #endif
 
-enum { S_BAL, S_OMP_STATIC, S_OMP_DYN1, S_OMP_DYNC, S_OMP_GUIDED, S_TBB, S_COUNT };
+/* bal_for, then bal_for_learn (with --repeat >= 2 only: one bal_loop per
+ * sequence of calls), then the baselines: OpenMP's, TBB's, and the
+ * factoring family (factoring.h). */
+enum {
+  S_BAL,
+  S_LEARN,
+  S_OMP_STATIC,
+  S_OMP_DYN1,
+  S_OMP_DYNC,
+  S_OMP_GUIDED,
+  S_TBB,
+  S_FAC2,
+  S_WF,
+  S_AWFB,
+  S_AF,
+  S_COUNT
+};
+/* Whether schedule s is one bal_for is compared with. */
+#define IS_BASELINE(s) ((s) != S_BAL && (s) != S_LEARN)
+#define MAX_REPEAT 100
 extern const char *const sched_names[S_COUNT];
 extern bool sched_avail[S_COUNT];
 
@@ -44,6 +64,11 @@ typedef struct options {
   int64_t reps;         /* interleaved rounds */
   int64_t pause_ms;     /* pause before every timed run */
   bool modes[MODE_COUNT];
+  int64_t repeat;       /* calls in a row per timed run (a time-stepping loop) */
+  double drift;         /* costs x (1 + 0.5 sin(2 pi i/n + c drift)) at call c */
+  int64_t change_at;    /* from this call (1-based; 0: never) items are mirrored */
+  double heavy_at;      /* position of mid's heavy item, a fraction of the range */
+  double heavy_share;   /* its share of the work */
   int workload; /* -1: all */
   uint64_t seed;
   bool json;
@@ -58,8 +83,15 @@ typedef struct result {
   double ideal_s;
   double median_s[S_COUNT];
   double ratio[S_COUNT]; /* median over rounds of t(bal_for) / t(schedule) */
+  double ratio_learn[S_COUNT]; /* median over rounds of t(bal_for_learn) / t(schedule) */
+  /* With --repeat N > 1, times are per call, averaged over calls 2 .. N
+   * (ideal_s likewise); with --change-at K: medians of call K alone and of
+   * call K + 1 alone (NAN without), and their ideals. */
+  double change_s[S_COUNT], after_s[S_COUNT];
+  double ideal_change_s, ideal_after_s;
   double eff[S_COUNT];
   int best;          /* baseline with the highest ratio (the fastest), -1 if none */
+  int best_learn;    /* the same, against bal_for_learn's times */
   double target;     /* bound on the targeted figure */
   double target_val; /* the targeted figure (NAN if its baseline is missing) */
   bal_for_stats stats; /* sum over workers, last bal_for run */

@@ -1,5 +1,7 @@
-/* ballast-for-bench: bal_for against OpenMP (static, dynamic,1,
- * dynamic,chunk, guided) and TBB parallel_for (auto partitioner) on uniform
+/* ballast-for-bench: bal_for (and, over repeated calls, bal_for_learn)
+ * against OpenMP (static, dynamic,1, dynamic,chunk, guided), TBB
+ * parallel_for (auto partitioner) and the factoring family (FAC2, WF,
+ * AWF-B, AF; factoring.h) on uniform
  * tiny bodies and seven skewed cost profiles, with spinning (CPU-bound) and
  * sleeping (CPU-contention-immune) bodies. See parse_args() and
  * docs/BENCHMARKS.md. */
@@ -71,6 +73,23 @@ static int parse_args(int argc, char **argv, options *o) {
       CLI_INT("--reps", "R", &o->reps, 1, MAX_REPS, "interleaved rounds per workload (default 9)"),
       CLI_INT("--pause-ms", "T", &o->pause_ms, 0, 10000,
               "pause before each timed run (default 30)"),
+      CLI_INT("--repeat", "N", &o->repeat, 1, MAX_REPEAT,
+              "calls in a row per timed run, as a time-stepping loop\n"
+              "makes (default 1); with N >= 2 bal_for_learn joins the\n"
+              "schedules and times are per call over calls 2..N"),
+      CLI_DOUBLE("--drift", "F", &o->drift, 0, 1,
+                 "between calls, item i's cost at call c is its cost\n"
+                 "x (1 + 0.5 sin(2 pi i/n + c F)): <= F relative change\n"
+                 "per call (default 0; skewed workloads only)"),
+      CLI_INT("--change-at", "K", &o->change_at, 2, MAX_REPEAT,
+              "abrupt change: from call K on the costs are mirrored\n"
+              "(item i costs what item n-1-i did); calls K and K+1 are\n"
+              "reported alone (needs --repeat >= K)"),
+      CLI_DOUBLE("--heavy-at", "X", &o->heavy_at, 0, 0.999999,
+                 "where mid's heavy item (a quarter of the work) lies, as\n"
+                 "a fraction of the range (default 0.4)"),
+      CLI_DOUBLE("--heavy-share", "S", &o->heavy_share, 0.01, 0.9,
+                 "share of the work in mid's heavy item (default 0.25)"),
       CLI_UINT("--seed", "S", &o->seed,
                "seed of the exp workload and of the run order (default 1)"),
       CLI_BOOL("--json", &o->json, "print one JSON object (parameters and results)"),
@@ -83,7 +102,11 @@ static int parse_args(int argc, char **argv, options *o) {
       .name = PROG,
       .usage = PROG " [OPTIONS]",
       .description = "Compare bal_for with OpenMP schedule(static), (dynamic,1), (dynamic,C), (guided)\n"
-          "(libgomp) and TBB parallel_for (auto_partitioner, in a task_arena of P threads).\n"
+          "(libgomp), TBB parallel_for (auto_partitioner, in a task_arena of P threads) and\n"
+          "the factoring schedules FAC2, WF, AWF-B and AF (on bal_for's pool threads; WF's\n"
+          "weights are 1 on these identical threads, so it deals as FAC2). With --repeat N\n"
+          "every schedule runs each workload N times in a row and bal_for_learn (one\n"
+          "bal_loop per sequence) joins them.\n"
           "Every schedule runs the same inlined per-item kernel and the same thread count.\n"
           "\n"
           "Workloads (item costs, deterministic from --seed; skewed ones have mean cost M\n"
@@ -93,7 +116,8 @@ static int parse_args(int argc, char **argv, options *o) {
           "  bump     gaussian bump: the central 10% of items carry 70% of the cost\n"
           "  exp      0.2 M + 0.8 M x exponential(1) random costs\n"
           "  heavy    item 0 holds half of the total work, the others share the rest\n"
-          "  mid      the item at 40% of the range holds a quarter of the total work\n"
+          "  mid      the item at 40% (--heavy-at) of the range holds a quarter\n"
+          "           (--heavy-share) of the work\n"
           "  block    the 2% of the items from 60% of the range cost 80 x the others\n"
           "  lognorm  0.2 M + 0.8 M x log-normal(sigma 2) random costs (heavy tail)\n"
           "\n"
@@ -126,6 +150,8 @@ static int parse_args(int argc, char **argv, options *o) {
   if (rc != CLI_CONTINUE) return rc;
   if (o->workload == WL_UNIFORM && !o->modes[MODE_SPIN])
     return cli_usage_error(PROG, "--workload uniform runs in spin mode only");
+  if (o->change_at > o->repeat)
+    return cli_usage_error(PROG, "--change-at K needs --repeat N with N >= K");
   return CLI_CONTINUE;
 }
 
@@ -136,6 +162,9 @@ int main(int argc, char **argv) {
                .spin_mean_ns = 1000,
                .sleep_mean_us = 4000,
                .reps = 9,
+               .repeat = 1,
+               .heavy_at = WORKLOAD_MID_AT,
+               .heavy_share = WORKLOAD_MID_SHARE,
                .pause_ms = 30,
                .modes = {true, true},
                .workload = -1,
@@ -155,6 +184,7 @@ int main(int argc, char **argv) {
   }
   int P = bal_pool_size(pool);
   bal_grain = o.grain;
+  sched_avail[S_LEARN] = o.repeat >= 2;
 #ifdef BENCH_HAVE_TBB
   if (tbb_setup(P) != 0) sched_avail[S_TBB] = false;
 #endif

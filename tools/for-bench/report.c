@@ -24,6 +24,14 @@ void print_table(const options *o, int P, double ipn, double tiny_ns, double ove
   printf("\n");
   if (!HAVE_OMP) printf("OpenMP baselines unavailable (built without OpenMP)\n");
   if (!HAVE_TBB) printf("TBB baseline unavailable (built without TBB)\n");
+  bool learn = sched_avail[S_LEARN];
+  if (o->repeat > 1) {
+    printf("repeated: %lld calls in a row per run; times per call over calls 2..%lld", (long long)o->repeat,
+           (long long)o->repeat);
+    if (o->drift > 0) printf("; drift %.3g per call", o->drift);
+    if (o->change_at) printf("; costs mirrored from call %lld", (long long)o->change_at);
+    printf("\n");
+  }
   for (int mode = 0; mode < MODE_COUNT; mode++) {
     if (!o->modes[mode]) continue;
     if (mode == MODE_SPIN)
@@ -33,12 +41,14 @@ void print_table(const options *o, int P, double ipn, double tiny_ns, double ove
     else
       printf("\n== sleep: sleeping bodies; %lld items, mean %.0f us ==\n",
              (long long)o->sleep_items, o->sleep_mean_us);
-    printf("%-8s %-18s %10s %10s %10s\n", "workload", "schedule", "median_s", "bal/sched",
+    printf("%-8s %-18s %10s %10s %10s", "workload", "schedule", "median_s", "bal/sched",
            "efficiency");
+    printf(learn ? " %11s\n" : "\n", "learn/sched");
     for (int i = 0; i < nres; i++) {
       const result *r = &res[i];
       if (r->mode != mode) continue;
       for (int s = 0; s < S_COUNT; s++) {
+        if (s == S_LEARN && !learn) continue; /* one-shot runs: not a schedule */
         const char *wl = s == 0 ? workload_name(r->wl) : "";
         char name[40];
         if (s == S_OMP_DYNC)
@@ -47,10 +57,26 @@ void print_table(const options *o, int P, double ipn, double tiny_ns, double ove
           snprintf(name, sizeof name, "%s", sched_names[s]);
         if (!sched_avail[s])
           printf("%-8s %-18s %10s\n", wl, name, "unavailable");
-        else
-          printf("%-8s %-18s %10.5f %10.3f %10.3f\n", wl, name, r->median_s[s], r->ratio[s],
+        else {
+          printf("%-8s %-18s %10.5f %10.3f %10.3f", wl, name, r->median_s[s], r->ratio[s],
                  r->eff[s]);
+          printf(learn ? " %11.3f\n" : "\n", r->ratio_learn[s]);
+        }
       }
+      if (learn) {
+        printf("%-8s bal_for_learn / bound = %.3f", "", r->median_s[S_LEARN] / r->ideal_s);
+        if (r->best_learn >= 0)
+          printf("; / best baseline (%s) = %.3f", sched_names[r->best_learn],
+                 r->ratio_learn[r->best_learn]);
+        printf("\n");
+      }
+      if (learn && !isnan(r->change_s[S_LEARN]))
+        printf("%-8s call %lld (the change): bal_for_learn / bal_for = %.3f, / bound = %.3f\n", "",
+               (long long)o->change_at, r->change_s[S_LEARN] / r->change_s[S_BAL],
+               r->change_s[S_LEARN] / r->ideal_change_s);
+      if (learn && !isnan(r->after_s[S_LEARN]))
+        printf("%-8s call %lld: bal_for_learn / bound = %.3f\n", "", (long long)o->change_at + 1,
+               r->after_s[S_LEARN] / r->ideal_after_s);
       if (r->best >= 0)
         printf("%-8s bal_for / best baseline (%s) = %.3f\n", "", sched_names[r->best],
                r->ratio[r->best]);
@@ -92,6 +118,11 @@ void print_json(const options *o, int P, double ipn, double tiny_ns, double over
   json_int(&j, "chunk", o->chunk); /* 0: items / (64 P), per workload below */
   json_int(&j, "grain", o->grain);
   json_int(&j, "reps", o->reps);
+  json_int(&j, "repeat", o->repeat);
+  json_double(&j, "drift", o->drift);
+  json_int(&j, "change_at", o->change_at);
+  json_double(&j, "heavy_at", o->heavy_at);
+  json_double(&j, "heavy_share", o->heavy_share);
   json_int(&j, "pause_ms", o->pause_ms);
   json_uint(&j, "seed", o->seed);
   json_string(&j, "round_order", "schedules shuffled every round from the seed");
@@ -116,6 +147,9 @@ void print_json(const options *o, int P, double ipn, double tiny_ns, double over
       if (s == S_OMP_DYNC) json_int(&j, "chunk", r->chunk);
       json_double(&j, "median_s", r->median_s[s]);
       json_double(&j, "ratio", r->ratio[s]); /* t(bal_for) / t(schedule) */
+      json_double(&j, "ratio_learn", r->ratio_learn[s]); /* t(bal_for_learn) / t(schedule) */
+      json_double(&j, "change_call_s", r->change_s[s]);  /* null without --change-at */
+      json_double(&j, "after_change_s", r->after_s[s]);
       json_double(&j, "ideal_s", r->ideal_s);
       json_double(&j, "efficiency", r->eff[s]);
       json_object_end(&j);
@@ -130,6 +164,11 @@ void print_json(const options *o, int P, double ipn, double tiny_ns, double over
     json_string(&j, "workload", workload_name(r->wl));
     json_string(&j, "best_baseline", r->best >= 0 ? sched_names[r->best] : NULL);
     json_double(&j, "ratio_vs_best", r->best >= 0 ? r->ratio[r->best] : NAN);
+    json_string(&j, "best_baseline_learn", r->best_learn >= 0 ? sched_names[r->best_learn] : NULL);
+    json_double(&j, "learn_ratio_vs_best", r->best_learn >= 0 ? r->ratio_learn[r->best_learn] : NAN);
+    json_double(&j, "learn_vs_bound", sched_avail[S_LEARN] ? r->median_s[S_LEARN] / r->ideal_s : NAN);
+    json_double(&j, "ideal_change_s", r->ideal_change_s);
+    json_double(&j, "ideal_after_change_s", r->ideal_after_s);
     json_string(&j, "target",
                 r->mode == MODE_SLEEP      ? "bal_for efficiency >= 0.95"
                 : r->wl == WL_UNIFORM      ? "bal_for <= 1.10 x omp_static"

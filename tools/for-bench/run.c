@@ -9,12 +9,16 @@
 
 #include "bench.h"
 #include "core/clock.h"
+#include "factoring.h"
 #include "schedules.h"
 #include "trace.h"
 
 const char *const sched_names[S_COUNT] = {
-    "bal_for", "omp_static", "omp_dynamic_1", "omp_dynamic_chunk", "omp_guided", "tbb_auto"};
-bool sched_avail[S_COUNT] = {true, HAVE_OMP, HAVE_OMP, HAVE_OMP, HAVE_OMP, HAVE_TBB};
+    "bal_for",  "bal_for_learn", "omp_static", "omp_dynamic_1", "omp_dynamic_chunk", "omp_guided",
+    "tbb_auto", "fac2",          "wf",         "awf_b",         "af"};
+/* bal_for_learn: main.c turns it on with --repeat >= 2. */
+bool sched_avail[S_COUNT] = {true,     false, HAVE_OMP, HAVE_OMP, HAVE_OMP, HAVE_OMP,
+                             HAVE_TBB, true,  true,     true,     true};
 const char *const mode_names[MODE_COUNT] = {"spin", "sleep"};
 
 bal_pool *pool;
@@ -26,9 +30,15 @@ static void bal_body(int64_t lo, int64_t hi, void *arg) {
   bench_run_range(job, lo, hi, &job->acc[bal_worker_id()]);
 }
 
-static void run_schedule(int s, const bench_job *job) {
+static void run_schedule(int s, const bench_job *job, bal_loop *loop) {
+  int rc = 0;
   switch (s) {
   case S_BAL: bal_for(pool, 0, job->n, bal_grain, bal_body, (void *)job); break;
+  case S_LEARN: rc = bal_for_learn(pool, loop, 0, job->n, bal_grain, bal_body, (void *)job); break;
+  case S_FAC2: rc = fac_run(FAC_FAC2, pool, job); break;
+  case S_WF: rc = fac_run(FAC_WF, pool, job); break;
+  case S_AWFB: rc = fac_run(FAC_AWFB, pool, job); break;
+  case S_AF: rc = fac_run(FAC_AF, pool, job); break;
 #ifdef BENCH_HAVE_OPENMP
   case S_OMP_STATIC: omp_run(OMP_STATIC, job); break;
   case S_OMP_DYN1: omp_run(OMP_DYNAMIC_1, job); break;
@@ -39,6 +49,11 @@ static void run_schedule(int s, const bench_job *job) {
   case S_TBB: tbb_run(job); break;
 #endif
   default: break;
+  }
+  if (rc != 0) {
+    fprintf(stderr, PROG ": %s failed: %s\n", sched_names[s],
+            rc < 0 && s == S_LEARN ? bal_strerror(rc) : "out of memory");
+    exit(1);
   }
 }
 
@@ -65,94 +80,149 @@ static void shuffle(int *v, int n, uint64_t *state) {
   }
 }
 
-/* One timed run; checks that every item ran exactly once in total. */
-static double timed_run(int s, const bench_job *job) {
-  memset(job->acc, 0, sizeof(acc_slot) * (size_t)job->threads);
-  double t0 = bal__now_s();
-  run_schedule(s, job);
-  double dt = bal__now_s() - t0;
-  int64_t items = 0;
-  for (int t = 0; t < job->threads; t++) items += job->acc[t].items;
-  if (items != job->n) {
-    fprintf(stderr, PROG ": internal error: %s ran %lld of %lld items\n", sched_names[s],
-            (long long)items, (long long)job->n);
+/* The costs of call c (0-based) of a sequence: the base costs, mirrored
+ * from call change_at on, times the drift field. */
+typedef struct call_costs {
+  uint64_t *iters; /* spin */
+  int64_t *ns;     /* sleep */
+  double ideal_s;
+} call_costs;
+
+/* One timed sequence of o->repeat calls of schedule s (bal_for_learn: with
+ * one new bal_loop); t[c] receives call c's time. Checks that every item
+ * ran exactly once in each call. */
+static void timed_run(int s, bench_job *job, const call_costs *calls, int ncalls, double *t) {
+  bal_loop *loop = NULL;
+  if (s == S_LEARN && bal_loop_create(&loop) != BAL_OK) {
+    fprintf(stderr, PROG ": out of memory\n");
     exit(1);
   }
-  return dt;
+  for (int c = 0; c < ncalls; c++) {
+    if (calls) {
+      job->spin_iters = calls[c].iters;
+      job->sleep_ns = calls[c].ns;
+    }
+    memset(job->acc, 0, sizeof(acc_slot) * (size_t)job->threads);
+    double t0 = bal__now_s();
+    run_schedule(s, job, loop);
+    t[c] = bal__now_s() - t0;
+    int64_t items = 0;
+    for (int k = 0; k < job->threads; k++) items += job->acc[k].items;
+    if (items != job->n) {
+      fprintf(stderr, PROG ": internal error: %s ran %lld of %lld items\n", sched_names[s],
+              (long long)items, (long long)job->n);
+      exit(1);
+    }
+  }
+  bal_loop_destroy(loop);
+}
+
+/* Mean of t[from .. n) (t[0] when n == 1). */
+static double steady(const double *t, int n) {
+  if (n == 1) return t[0];
+  double sum = 0;
+  for (int c = 1; c < n; c++) sum += t[c];
+  return sum / (n - 1);
 }
 
 /* Build the job of (mode, workload), run the interleaved rounds, fill r. */
 void bench_one(const options *o, int P, int mode, workload_id wl, double iters_per_ns,
                       double tiny_ns, acc_slot *acc, result *r) {
   bench_job job = {.threads = P, .acc = acc};
-  uint64_t *iters = NULL;
-  int64_t *ns = NULL;
-  double *shape = NULL;
-  double total_ns = 0, max_ns = 0;
+  int ncalls = (int)o->repeat;
+  call_costs *calls = NULL;
+  double *base = NULL;
   memset(r, 0, sizeof *r);
   r->mode = mode;
   r->wl = wl;
   if (wl == WL_UNIFORM) {
+    /* The tiny kernel has no cost array: no drift, no change. */
     job.kind = KERNEL_TINY;
     job.n = o->tiny_items;
-    total_ns = tiny_ns * (double)job.n;
-    max_ns = tiny_ns;
+    r->ideal_s = tiny_ns * (double)job.n / P * 1e-9;
+    r->ideal_change_s = r->ideal_after_s = r->ideal_s;
   } else {
     job.n = mode == MODE_SPIN ? o->items : o->sleep_items;
+    job.kind = mode == MODE_SPIN ? KERNEL_SPIN : KERNEL_SLEEP;
     double mean = mode == MODE_SPIN ? o->spin_mean_ns : o->sleep_mean_us * 1e3;
-    shape = malloc(sizeof *shape * (size_t)job.n);
-    if (mode == MODE_SPIN) {
-      job.kind = KERNEL_SPIN;
-      job.spin_iters = iters = malloc(sizeof *iters * (size_t)job.n);
-    } else {
-      job.kind = KERNEL_SLEEP;
-      job.sleep_ns = ns = malloc(sizeof *ns * (size_t)job.n);
-    }
-    if (!shape || (!iters && !ns)) {
+    base = malloc(sizeof *base * (size_t)job.n);
+    calls = calloc((size_t)ncalls, sizeof *calls);
+    if (!base || !calls) {
       fprintf(stderr, PROG ": out of memory\n");
       exit(1);
     }
-    workload_shape(wl, job.n, o->seed, shape);
-    for (int64_t i = 0; i < job.n; i++) {
-      double c = mean * shape[i];
-      total_ns += c;
-      if (c > max_ns) max_ns = c;
-      if (iters) iters[i] = (uint64_t)llround(c * iters_per_ns);
-      if (ns) ns[i] = (int64_t)llround(c);
+    workload_shape(wl, job.n, o->seed, o->heavy_at, o->heavy_share, base);
+    double ideal_sum = 0;
+    for (int c = 0; c < ncalls; c++) {
+      bool mirrored = o->change_at > 0 && c + 1 >= o->change_at;
+      if (mode == MODE_SPIN)
+        calls[c].iters = malloc(sizeof *calls[c].iters * (size_t)job.n);
+      else
+        calls[c].ns = malloc(sizeof *calls[c].ns * (size_t)job.n);
+      if (!calls[c].iters && !calls[c].ns) {
+        fprintf(stderr, PROG ": out of memory (--repeat %d x %lld items)\n", ncalls,
+                (long long)job.n);
+        exit(1);
+      }
+      double total = 0, max = 0;
+      for (int64_t i = 0; i < job.n; i++) {
+        double x = mean * base[mirrored ? job.n - 1 - i : i];
+        if (o->drift > 0)
+          x *= 1 + 0.5 * sin(2 * M_PI * (double)i / (double)job.n + (double)c * o->drift);
+        total += x;
+        if (x > max) max = x;
+        if (calls[c].iters) calls[c].iters[i] = (uint64_t)llround(x * iters_per_ns);
+        if (calls[c].ns) calls[c].ns[i] = (int64_t)llround(x);
+      }
+      calls[c].ideal_s = fmax(total / P, max) * 1e-9;
+      if (c >= 1 || ncalls == 1) ideal_sum += calls[c].ideal_s;
     }
-    free(shape);
+    free(base);
+    r->ideal_s = ideal_sum / (ncalls > 1 ? ncalls - 1 : 1);
+    int k = (int)o->change_at - 1;
+    r->ideal_change_s = k >= 0 && k < ncalls ? calls[k].ideal_s : NAN;
+    r->ideal_after_s = k >= 0 && k + 1 < ncalls ? calls[k + 1].ideal_s : NAN;
+    job.spin_iters = calls[0].iters;
+    job.sleep_ns = calls[0].ns;
   }
   job.chunk = o->chunk ? o->chunk : (job.n / (64 * P) > 0 ? job.n / (64 * P) : 1);
   r->n = job.n;
   r->chunk = job.chunk;
-  r->ideal_s = fmax(total_ns / P, max_ns) * 1e-9;
 
   int reps = (int)o->reps;
-  static double times[S_COUNT][MAX_REPS], ratios[S_COUNT][MAX_REPS];
+  static double times[S_COUNT][MAX_REPS], ratios[S_COUNT][MAX_REPS],
+      ratios_learn[S_COUNT][MAX_REPS], change[S_COUNT][MAX_REPS], after[S_COUNT][MAX_REPS];
   int avail[S_COUNT], na = 0;
   for (int s = 0; s < S_COUNT; s++)
     if (sched_avail[s]) avail[na++] = s;
   uint64_t order_state = o->seed ^ ((uint64_t)(mode * WL_COUNT + (int)wl) << 32);
+  int k = (int)o->change_at - 1;
   /* Round -1 is an untimed warm-up (threads, arenas, page faults). */
   for (int round = -1; round < reps; round++) {
     if (progress)
       fprintf(stderr, "\r%s %-8s round %d/%d ", mode_names[mode], workload_name(wl), round + 1,
               reps);
-    double t[S_COUNT];
+    double t[S_COUNT], tc[MAX_REPEAT];
     int order[S_COUNT];
     memcpy(order, avail, sizeof(int) * (size_t)na);
     if (round >= 0) shuffle(order, na, &order_state);
-    for (int k = 0; k < na; k++) {
-      int s = order[k];
+    for (int q = 0; q < na; q++) {
+      int s = order[q];
       pause_ms(o->pause_ms);
-      t[s] = timed_run(s, &job);
+      timed_run(s, &job, calls, ncalls, tc);
+      t[s] = steady(tc, ncalls);
+      if (round >= 0) {
+        change[s][round] = k >= 0 && k < ncalls ? tc[k] : NAN;
+        after[s][round] = k >= 0 && k + 1 < ncalls ? tc[k + 1] : NAN;
+      }
       if (s == S_BAL && round == reps - 1) bal_for_last_stats(pool, -1, &r->stats);
     }
     if (round < 0) continue;
-    for (int k = 0; k < na; k++) {
-      int s = avail[k];
+    for (int q = 0; q < na; q++) {
+      int s = avail[q];
       times[s][round] = t[s];
       ratios[s][round] = t[S_BAL] / t[s];
+      ratios_learn[s][round] = sched_avail[S_LEARN] ? t[S_LEARN] / t[s] : NAN;
     }
   }
   if (progress) fprintf(stderr, "\r%40s\r", "");
@@ -165,16 +235,23 @@ void bench_one(const options *o, int P, int mode, workload_id wl, double iters_p
     }
   }
 
-  r->best = -1;
+  r->best = r->best_learn = -1;
   for (int s = 0; s < S_COUNT; s++) {
     if (!sched_avail[s]) {
-      r->median_s[s] = r->ratio[s] = r->eff[s] = NAN;
+      r->median_s[s] = r->ratio[s] = r->ratio_learn[s] = r->eff[s] = NAN;
+      r->change_s[s] = r->after_s[s] = NAN;
       continue;
     }
     r->median_s[s] = bench_median(times[s], reps);
     r->ratio[s] = bench_median(ratios[s], reps);
+    r->ratio_learn[s] = sched_avail[S_LEARN] ? bench_median(ratios_learn[s], reps) : NAN;
+    r->change_s[s] = isnan(change[s][0]) ? NAN : bench_median(change[s], reps);
+    r->after_s[s] = isnan(after[s][0]) ? NAN : bench_median(after[s], reps);
     r->eff[s] = r->ideal_s / r->median_s[s];
-    if (s != S_BAL && (r->best < 0 || r->ratio[s] > r->ratio[r->best])) r->best = s;
+    if (IS_BASELINE(s) && (r->best < 0 || r->ratio[s] > r->ratio[r->best])) r->best = s;
+    if (IS_BASELINE(s) && sched_avail[S_LEARN] &&
+        (r->best_learn < 0 || r->ratio_learn[s] > r->ratio_learn[r->best_learn]))
+      r->best_learn = s;
   }
   if (mode == MODE_SLEEP) {
     r->target = 0.95;
@@ -186,6 +263,9 @@ void bench_one(const options *o, int P, int mode, workload_id wl, double iters_p
     r->target = 1.05;
     r->target_val = r->best >= 0 ? r->ratio[r->best] : NAN;
   }
-  free(iters);
-  free(ns);
+  for (int c = 0; calls && c < ncalls; c++) {
+    free(calls[c].iters);
+    free(calls[c].ns);
+  }
+  free(calls);
 }

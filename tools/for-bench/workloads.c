@@ -62,7 +62,8 @@ static void one_heavy(int64_t n, double share, double at, double *s) {
   s[k] = share * (double)n;
 }
 
-void workload_shape(workload_id w, int64_t n, uint64_t seed, double *s) {
+void workload_shape(workload_id w, int64_t n, uint64_t seed, double mid_at, double mid_share,
+                    double *s) {
   switch (w) {
   case WL_UNIFORM:
   case WL_COUNT:
@@ -88,10 +89,12 @@ void workload_shape(workload_id w, int64_t n, uint64_t seed, double *s) {
     for (int64_t i = 1; i < n; i++) s[i] = (double)n / 2 / (double)(n - 1);
     break;
   case WL_MID:
-    /* At P = 2 a contiguous split per worker reaches it after 60% of the
-     * ideal time (it is 80% into the first half), so it ends 10% late; a
-     * dynamic schedule reaches it after 30% and finishes it in time. */
-    one_heavy(n, 0.25, 0.40, s);
+    /* At its default place (40%, WORKLOAD_MID_AT) and P = 2 a contiguous
+     * split per worker reaches it after 60% of the ideal time (it is 80%
+     * into the first half), so it ends 10% late; a dynamic schedule reaches
+     * it after 30% and finishes it in time. --heavy-at moves it,
+     * --heavy-share sets its share. */
+    one_heavy(n, mid_share, mid_at, s);
     break;
   case WL_BLOCK: {
     /* b items of cost 80 c and n - b of cost c, mean 1: the block holds 62%

@@ -29,7 +29,16 @@ const char *workload_name(workload_id w);
 /* Parse a workload name; false if unknown. */
 bool workload_parse(const char *name, workload_id *out);
 
-/* Fill shape[0..n) (n >= WORKLOAD_MIN_ITEMS) with the profile of w (mean 1). */
-void workload_shape(workload_id w, int64_t n, uint64_t seed, double *shape);
+/* Default position of mid's heavy item, a fraction of the range. */
+#define WORKLOAD_MID_AT 0.40
+
+/* Default share of the work in mid's heavy item. */
+#define WORKLOAD_MID_SHARE 0.25
+
+/* Fill shape[0..n) (n >= WORKLOAD_MIN_ITEMS) with the profile of w (mean 1);
+ * mid_at in [0, 1) places mid's heavy item, mid_share in (0, 1) is its
+ * share of the work. */
+void workload_shape(workload_id w, int64_t n, uint64_t seed, double mid_at, double mid_share,
+                    double *shape);
 
 #endif
