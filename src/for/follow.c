@@ -6,8 +6,9 @@
  * holds it polls and, when the mask changed, publishes the new mask under
  * `mask_lock` with a new `version`. Each pool compares that version with the
  * one it adopted and, when they differ, adopts the new mask: a new active
- * count, a new layout_version (workers rebind when they see it), and a
- * broadcast to the parked workers when it grew. */
+ * count, a new layout_version (workers rebind when they see it), a
+ * broadcast to the parked workers when it grew, and when it shrank, a
+ * wake-up of the caller if a newly parked worker left units behind. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -138,7 +139,22 @@ static void adopt(bal_pool *pool) {
   atomic_store_explicit(&pool->adopted, v, memory_order_relaxed);
   pthread_mutex_unlock(&pool->mask_lock);
   atomic_flag_clear_explicit(&pool->adopting, memory_order_release);
-  if (a > old) {
+  if (a < old) {
+    /* Workers [a, old) are parked now. One still inside the call leaves
+     * and orphans what is left of its range itself (loop.c). One already
+     * out of it (parked before, its range orphaned then, but counted
+     * active again by a grow it has not acted on yet) may hold a last
+     * grain shorter than the grain, which thieves leave to an active
+     * owner (range.h): a caller that looked during the grow sleeps past
+     * it, and nobody else would wake it. `active` is stored above, before
+     * the orphan count, so the caller woken here steals that range whole
+     * (steal_round). */
+    for (int w = a; w < old; w++)
+      if (bal__for_range_size(&pool->ranges[w]) != 0) {
+        bal__for_orphaned(pool);
+        break;
+      }
+  } else if (a > old) {
     /* Parked workers check `active` under wake_lock: no lost wake-up. */
     pthread_mutex_lock(&pool->wake_lock);
     pthread_cond_broadcast(&pool->park_cond);

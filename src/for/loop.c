@@ -193,14 +193,20 @@ static void wake_caller(bal_pool *pool) {
   }
 }
 
+void bal__for_orphaned(bal_pool *pool) {
+  atomic_fetch_add(&pool->orphans, 1);
+  wake_caller(pool);
+}
+
 /* Report `done` units finished; wake the caller if they were the last. */
 static void report_done(bal_pool *pool, uint64_t done) {
   if (atomic_fetch_sub(&pool->remaining, done) != done) return;
   wake_caller(pool);
 }
 
-void bal__for_work(bal_pool *pool, int self) {
+bool bal__for_work(bal_pool *pool, int self) {
   bal__for_worker *w = &pool->workers[self];
+  bool left_parked = false;
   bal__for_tls_worker_id = self;
   /* w->have_range: the caller installed this worker's initial range (or an
    * empty one if it was parked at entry). Once drained, a range must not be
@@ -216,15 +222,16 @@ void bal__for_work(bal_pool *pool, int self) {
       if (w->have_range) {
         /* Parked during the drain: leave. If units remain in the range,
          * make sure the caller (never parked) is not asleep past them. */
-        if (bal__for_range_size(&pool->ranges[self]) != 0) {
-          atomic_fetch_add(&pool->orphans, 1);
-          wake_caller(pool);
-        }
+        if (bal__for_range_size(&pool->ranges[self]) != 0) bal__for_orphaned(pool);
+        left_parked = true;
         break;
       }
     }
     if (atomic_load_explicit(&pool->remaining, memory_order_acquire) == 0) break;
-    if (pool->node && bal__for_follow_tick(pool, w, bal__now_ns())) break;
+    if (pool->node && bal__for_follow_tick(pool, w, bal__now_ns())) {
+      left_parked = true;
+      break;
+    }
     uint64_t orphans = atomic_load(&pool->orphans);
     if (steal_round(pool, w)) {
       w->have_range = true;
@@ -247,6 +254,7 @@ void bal__for_work(bal_pool *pool, int self) {
     failed_rounds = 0; /* a range was left behind: steal it */
   }
   bal__for_tls_worker_id = -1;
+  return left_parked;
 }
 
 int bal_for(bal_pool *pool, int64_t begin, int64_t end, int64_t grain, bal_for_body body,

@@ -101,14 +101,26 @@ static void *worker_main(void *argp) {
   bal_pool *pool = w->pool;
   if (w->cpus) bal__for_bind_self(w->cpus, w->id);
   uint64_t seen = 0;
+  /* The worker left the last call because it was parked: it goes through
+   * park() next, even if a grow made it active again meanwhile. Waiting
+   * for the next epoch instead would leave the running call without it,
+   * and a last grain shorter than the grain left in its range is stolen
+   * from parked owners only (steal_round, loop.c): the caller would wait
+   * for it forever. */
+  bool left_parked = false;
   for (;;) {
-    if (pool->node && parked(pool, w)) {
+    if (pool->node && (left_parked || parked(pool, w))) {
+      left_parked = false;
       park(pool, w);
-      if (atomic_load_explicit(&pool->shutdown, memory_order_acquire)) break;
-      /* Woken by a grow: join the running call, if any, as a thief. The
-       * epoch is read before the call's state, so a call opened after this
-       * read moves the epoch past `seen` and is not missed. */
+      /* Woken by a grow, or active again since it left: join the running
+       * call, if any (its own range first, if it left one). The epoch is
+       * read before the call's state, so a call opened after this read
+       * moves the epoch past `seen` and is not missed; and before
+       * `shutdown`, which stop_workers sets before it moves the epoch: a
+       * worker that reads the epoch stop_workers moved sees the shutdown
+       * too, instead of waiting for an epoch past it that never comes. */
       seen = atomic_load(&pool->epoch);
+      if (atomic_load(&pool->shutdown)) break;
     } else {
       seen = wait_for_epoch(pool, seen);
       if (atomic_load_explicit(&pool->shutdown, memory_order_acquire)) break;
@@ -118,7 +130,7 @@ static void *worker_main(void *argp) {
     if (pool->bind_node &&
         w->bound_version != atomic_load_explicit(&pool->layout_version, memory_order_acquire))
       bal__for_rebind(pool, w);
-    bal__for_work(pool, w->id);
+    left_parked = bal__for_work(pool, w->id);
     atomic_fetch_sub_explicit(&pool->participants, 1, memory_order_release);
   }
   return NULL;

@@ -52,7 +52,13 @@
  * A worker parked in the middle of a call leaves its range behind for
  * the thieves, who take it whole, last short grain included, since its
  * owner takes nothing more (bal__for_range_steal_all); a grow wakes parked
- * workers, which join the running call as thieves. */
+ * workers, which join the running call as thieves. A worker that left a
+ * call parked goes through park() before it waits for another call, so a
+ * grow that came meanwhile brings it back into the running call, to its
+ * range; and the thread that adopts a shrink wakes the caller if a newly
+ * parked worker, already out of the call, still holds units
+ * (bal__for_orphaned), so that the caller steals them whole. Either way
+ * the caller never sleeps past a range only its parked owner could take. */
 #ifndef BALLAST_FOR_POOL_H
 #define BALLAST_FOR_POOL_H
 
@@ -160,8 +166,14 @@ int bal__for_run(struct bal_pool *pool, int64_t begin, int64_t end, int64_t grai
                  bal_for_body body, void *arg, struct bal_loop *learn);
 
 /* Run the balanced loop of the pool's current call as worker `self` until
- * every unit is done (loop.c). */
-void bal__for_work(struct bal_pool *pool, int self);
+ * every unit is done (loop.c). Returns true when the worker left because it
+ * was parked (attached pools; never worker 0). */
+bool bal__for_work(struct bal_pool *pool, int self);
+
+/* A range may hold units nobody will take unless the caller steals them (a
+ * parked worker's): count an orphan and wake the caller if it sleeps in
+ * wait_for_completion, so that it steals again (loop.c). */
+void bal__for_orphaned(struct bal_pool *pool);
 
 /* Wake the background workers for a new call and wait until every worker
  * that joined it has left (pool.c); meanwhile the caller works as worker 0. */
