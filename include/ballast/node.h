@@ -338,7 +338,8 @@ BAL_API int bal_node_bind_thread(const bal_node_proc *p, const bal_node_mask *ma
  * borrower (see docs/node.md for why nothing is kept).
  * Cost: one guarded load, then an atomic load per CPU of the node and a
  * compare-and-swap per CPU lent; no lock, no system call, no search for
- * dead processes (measured in docs/BENCHMARKS.md, "node"). The SIGBUS
+ * dead processes (measured in docs/BENCHMARKS.md, "node", with
+ * `build/bench/node/bench_node_lend 500 N`). The SIGBUS
  * guard covers its first load only: a registry truncated during the call
  * may still raise SIGBUS in it.
  * @return the number of CPUs lent (>= 0); BAL_EINVAL (NULL p);

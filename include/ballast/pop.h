@@ -31,7 +31,10 @@
  * Cost measured (docs/BENCHMARKS.md, "pop: interception overhead"): one
  * enter/exit pair, through libballast_pop.so, adds 78 ns (median of three
  * runs; 71-125 ns on a loaded 2-core VM) to an MPI call: two reads of the
- * invariant TSC (clock_gettime where there is none).
+ * invariant TSC (clock_gettime where there is none). Each run times MPI_
+ * against PMPI_ in the same process: `mpiexec -n 1 -x
+ * LD_PRELOAD=$PWD/build/src/pop/pmpi/libballast_pop.so
+ * build/bench/bench_pop_overhead 1000000 11`.
  */
 #ifndef BALLAST_POP_H
 #define BALLAST_POP_H
