@@ -219,10 +219,9 @@ void bal__sched_swf_begin(bal__sched_swf_parser *p, const bal_swf_options *opt,
   t->header.max_nodes = t->header.max_procs = t->header.unix_start_time = -1;
 }
 
-/* One line [s, le) without its newline, already counted in p->line. */
+/* One line [s, le) without its newline, at most BAL_SWF_MAX_LINE bytes,
+ * already counted in p->line. */
 static int parse_line(bal__sched_swf_parser *p, const char *s, const char *le) {
-  if ((size_t)(le - s) > BAL_SWF_MAX_LINE)
-    return fail(p->err, p->line, "line longer than %s%d bytes", "", BAL_SWF_MAX_LINE);
   while (s < le && is_space(*s)) s++;
   if (s == le) return BAL_OK;
   if (*s == ';') {
@@ -259,13 +258,12 @@ int bal__sched_swf_feed(bal__sched_swf_parser *p, const char *buf, size_t len, b
   const char *s = buf, *end = buf + len;
   while (s < end) {
     const char *nl = memchr(s, '\n', (size_t)(end - s));
-    if (!nl && !last) {
-      /* an unfinished line waits for more text, unless it is already too long */
-      if ((size_t)(end - s) > BAL_SWF_MAX_LINE)
-        return fail(p->err, p->line + 1, "line longer than %s%d bytes", "", BAL_SWF_MAX_LINE);
-      break;
-    }
     const char *le = nl ? nl : end;
+    /* a line too long is refused even unfinished: the file reader's buffer
+     * holds no more */
+    if ((size_t)(le - s) > BAL_SWF_MAX_LINE)
+      return fail(p->err, p->line + 1, "line longer than %s%d bytes", "", BAL_SWF_MAX_LINE);
+    if (!nl && !last) break; /* an unfinished line waits for more text */
     p->line++;
     int rc = parse_line(p, s, le);
     if (rc != BAL_OK) return rc;
