@@ -16,7 +16,6 @@
 
 #include <ballast/rebalance_plan.h>
 
-
 /* Largest j in [lo, n] with pre[j] <= limit (pre nondecreasing, pre[lo] <= limit). */
 static int64_t last_fitting(const double *pre, int64_t lo, int64_t n, double limit) {
   int64_t a = lo, b = n; /* pre[a] <= limit; answer in [a, b] */

@@ -14,8 +14,8 @@
 
 #include "core/balance.h"
 #include "core/check.h"
-#include "core/log.h"
 #include "core/clock.h"
+#include "core/log.h"
 #include "rebalance_internal.h"
 
 static void note_error(bal_rebalance *rb, int err) {
@@ -327,7 +327,8 @@ int bal__rebalance_resolve(bal_rebalance *rb, int64_t *moved) {
   rb->st.imbalance = ideal > 0.0 ? t_now / ideal : 1.0;
   /* The POP load balance of the times each rank needs at its present load,
    * with the definition `pop` reports (core/balance.h), so that both
-   * modules' figures compare. Every rank computes it; rank 0 speaks. */
+   * modules' figures compare. Every rank has the times; rank 0 alone
+   * computes the figure and speaks. */
   double lb;
   if (rb->rank == 0 && bal__load_balance(rb->tk, P, &lb) == BAL_OK)
     bal__log(BAL_LOG_INFO, "rebalance", "step %lld: load balance %.3f (avg/max of load/rate)",

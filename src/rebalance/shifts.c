@@ -12,7 +12,6 @@
 
 #include <ballast/rebalance_plan.h>
 
-
 static bool counts_ok(int p, const int64_t *n, const int64_t *t, int64_t *sum) {
   int64_t sn = 0, st = 0;
   for (int i = 0; i < p; i++) {

@@ -4,6 +4,7 @@
  * the whole EASY simulation. */
 #include "swf_internal.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +12,16 @@
 
 #define SWF_FIELDS 18
 
-static int fail(bal_swf_error *err, int64_t line, const char *fmt, const char *a, int b) {
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int fail(bal_swf_error *err, int64_t line, const char *fmt, ...) {
   if (err) {
     err->line = line;
-    snprintf(err->message, sizeof err->message, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
   }
   return BAL_EFORMAT;
 }
@@ -106,7 +113,7 @@ static int parse_fields(const char *p, const char *end, int64_t f[SWF_FIELDS], i
     if (p == end) break;
     const char *t = p;
     while (p < end && !is_space(*p)) p++;
-    if (n == SWF_FIELDS) return fail(err, line, "more than 18 fields%s", "", 0);
+    if (n == SWF_FIELDS) return fail(err, line, "more than 18 fields");
     number_rc nrc = parse_number(t, p, &f[n]);
     if (nrc != NUM_OK) {
       char tok[32];
@@ -125,7 +132,7 @@ static int parse_fields(const char *p, const char *end, int64_t f[SWF_FIELDS], i
     }
     n++;
   }
-  if (n < SWF_FIELDS) return fail(err, line, "expected 18 fields%s, found %d", "", n);
+  if (n < SWF_FIELDS) return fail(err, line, "expected 18 fields, found %d", n);
   return BAL_OK;
 }
 
@@ -219,10 +226,9 @@ void bal__sched_swf_begin(bal__sched_swf_parser *p, const bal_swf_options *opt,
   t->header.max_nodes = t->header.max_procs = t->header.unix_start_time = -1;
 }
 
-/* One line [s, le) without its newline, already counted in p->line. */
+/* One line [s, le) without its newline, at most BAL_SWF_MAX_LINE bytes,
+ * already counted in p->line. */
 static int parse_line(bal__sched_swf_parser *p, const char *s, const char *le) {
-  if ((size_t)(le - s) > BAL_SWF_MAX_LINE)
-    return fail(p->err, p->line, "line longer than %s%d bytes", "", BAL_SWF_MAX_LINE);
   while (s < le && is_space(*s)) s++;
   if (s == le) return BAL_OK;
   if (*s == ';') {
@@ -238,7 +244,7 @@ static int parse_line(bal__sched_swf_parser *p, const char *s, const char *le) {
     /* comments and blank lines neither count nor break a run: random bytes
      * hold a few of them, and must still stop the read */
     if (p->max_bad_run > 0 && ++p->bad_run >= p->max_bad_run)
-      return fail(p->err, p->line, "%s%d malformed lines in a row: not an SWF trace?", "",
+      return fail(p->err, p->line, "%d malformed lines in a row: not an SWF trace?",
                   (int)p->max_bad_run);
     return BAL_OK;
   }
@@ -259,13 +265,12 @@ int bal__sched_swf_feed(bal__sched_swf_parser *p, const char *buf, size_t len, b
   const char *s = buf, *end = buf + len;
   while (s < end) {
     const char *nl = memchr(s, '\n', (size_t)(end - s));
-    if (!nl && !last) {
-      /* an unfinished line waits for more text, unless it is already too long */
-      if ((size_t)(end - s) > BAL_SWF_MAX_LINE)
-        return fail(p->err, p->line + 1, "line longer than %s%d bytes", "", BAL_SWF_MAX_LINE);
-      break;
-    }
     const char *le = nl ? nl : end;
+    /* a line too long is refused even unfinished: the file reader's buffer
+     * holds no more */
+    if ((size_t)(le - s) > BAL_SWF_MAX_LINE)
+      return fail(p->err, p->line + 1, "line longer than %d bytes", BAL_SWF_MAX_LINE);
+    if (!nl && !last) break; /* an unfinished line waits for more text */
     p->line++;
     int rc = parse_line(p, s, le);
     if (rc != BAL_OK) return rc;

@@ -24,33 +24,46 @@ static int check_options(const bal_swf_options *opt) {
   return BAL_OK;
 }
 
-int bal_swf_read_mem(const char *buf, size_t len, const bal_swf_options *opt, bal_swf_trace **out,
-                     bal_swf_error *err) {
-  bal_swf_options defaults;
-  if (!out || (!buf && len > 0)) return BAL_EINVAL;
+/* What both readers do first: NULL options are the defaults (stored in
+ * *defaults), checked; err cleared. NULL for options out of range. */
+static const bal_swf_options *resolve(const bal_swf_options *opt, bal_swf_options *defaults,
+                                      bal_swf_error *err) {
   if (!opt) {
-    bal_swf_options_init(&defaults);
-    opt = &defaults;
+    bal_swf_options_init(defaults);
+    opt = defaults;
   }
-  if (check_options(opt) != BAL_OK) return BAL_EINVAL;
+  if (check_options(opt) != BAL_OK) return NULL;
   if (err) {
     err->line = 0;
     err->message[0] = '\0';
   }
+  return opt;
+}
+
+/* What both readers do last, with rc the text's parse: finish p and hand
+ * its trace to *out, or free what p and its trace hold. */
+static int conclude(bal__sched_swf_parser *p, int rc, bal_swf_trace **out) {
+  if (rc == BAL_OK) rc = bal__sched_swf_finish(p);
+  if (rc != BAL_OK) {
+    bal__sched_swf_abandon(p);
+    free(p->t);
+    return rc;
+  }
+  *out = p->t;
+  return BAL_OK;
+}
+
+int bal_swf_read_mem(const char *buf, size_t len, const bal_swf_options *opt, bal_swf_trace **out,
+                     bal_swf_error *err) {
+  bal_swf_options defaults;
+  if (!out || (!buf && len > 0)) return BAL_EINVAL;
+  if (!(opt = resolve(opt, &defaults, err))) return BAL_EINVAL;
   bal_swf_trace *t = calloc(1, sizeof *t);
   if (!t) return BAL_ENOMEM;
   bal__sched_swf_parser p;
   bal__sched_swf_begin(&p, opt, t, err);
   size_t used;
-  int rc = bal__sched_swf_feed(&p, buf ? buf : "", len, true, &used);
-  if (rc == BAL_OK) rc = bal__sched_swf_finish(&p);
-  if (rc != BAL_OK) {
-    bal__sched_swf_abandon(&p);
-    free(t);
-    return rc;
-  }
-  *out = t;
-  return BAL_OK;
+  return conclude(&p, bal__sched_swf_feed(&p, buf ? buf : "", len, true, &used), out);
 }
 
 /* Decompressed text is parsed a chunk at a time as it arrives, the
@@ -103,15 +116,7 @@ int bal_swf_read_file(const char *path, const bal_swf_options *opt, bal_swf_trac
                       bal_swf_error *err) {
   bal_swf_options defaults;
   if (!path || !out) return BAL_EINVAL;
-  if (!opt) {
-    bal_swf_options_init(&defaults);
-    opt = &defaults;
-  }
-  if (check_options(opt) != BAL_OK) return BAL_EINVAL;
-  if (err) {
-    err->line = 0;
-    err->message[0] = '\0';
-  }
+  if (!(opt = resolve(opt, &defaults, err))) return BAL_EINVAL;
   gzFile gz = gzopen(path, "rb");
   if (!gz) {
     if (err) snprintf(err->message, sizeof err->message, "cannot open: %s", strerror(errno));
@@ -128,14 +133,7 @@ int bal_swf_read_file(const char *path, const bal_swf_options *opt, bal_swf_trac
   p.max_bad_run = BAL_SWF_MAX_BAD_RUN;
   int rc = parse_stream(gz, &p, err);
   gzclose(gz);
-  if (rc == BAL_OK) rc = bal__sched_swf_finish(&p);
-  if (rc != BAL_OK) {
-    bal__sched_swf_abandon(&p);
-    free(t);
-    return rc;
-  }
-  *out = t;
-  return BAL_OK;
+  return conclude(&p, rc, out);
 }
 
 void bal_swf_trace_destroy(bal_swf_trace *trace) {

@@ -111,23 +111,20 @@ static int init(bal_steal *s, void **state) {
   return *state ? BAL_OK : BAL_ENOMEM;
 }
 
-/* Drop the run's group and token (a token held here ends with the run). */
+/* Drop the run's group and token (a token held here ends with the run):
+ * the state is init's again, as start expects it. */
 static void end(bal_steal *s) {
   sharing *sh = s->policy_state;
   if (!sh) return;
   free(sh->group);
   free(sh->token);
-  sh->group = NULL;
-  sh->token = NULL;
-  sh->gsize = 0;
+  memset(sh, 0, sizeof *sh);
 }
 
-/* Groups of the run (collective), from everyone's estimate. */
+/* Groups of the run (collective), from everyone's estimate; the state is
+ * as init made it (the core calls end after every run). */
 static int start(bal_steal *s, int *peers) {
-  end(s);
   sharing *sh = s->policy_state;
-  sh->token_unacked = 0;
-  sh->token_waited = false;
   double mine[2] = {s->has_estimate ? s->estimate : (double)s->own_n, (double)s->own_n};
   double *all = malloc((size_t)s->size * sizeof mine);
   double *est = malloc((size_t)s->size * sizeof *est);

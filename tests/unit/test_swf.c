@@ -206,6 +206,21 @@ static void numbers_too_large(void **state) {
   bal_swf_trace_destroy(t);
 }
 
+/* A temporary file holding len bytes of data, gzip-compressed when gz. */
+static void write_temp(char path[], const char *data, size_t len, bool gz) {
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  if (gz) {
+    gzFile f = gzdopen(fd, "wb");
+    assert_non_null(f);
+    assert_int_equal(gzwrite(f, data, (unsigned)len), (int)len);
+    assert_int_equal(gzclose(f), Z_OK);
+  } else {
+    assert_int_equal(write(fd, data, len), (ssize_t)len);
+    close(fd);
+  }
+}
+
 /* A line longer than BAL_SWF_MAX_LINE is refused at its line, by both
  * readers and in both modes; the file reader stops at it, so a file that
  * never ends a line is refused rather than read until memory runs out. */
@@ -242,10 +257,7 @@ static void lines_have_a_length_limit(void **state) {
     assert_non_null(strstr(err.message, "line longer than"));
     /* the same text through the file reader, without its last newline */
     char path[] = "/tmp/ballast_swf_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, text, len - 1), (ssize_t)(len - 1));
-    close(fd);
+    write_temp(path, text, len - 1, false);
     assert_int_equal(bal_swf_read_file(path, &opt, &t, &err), BAL_EFORMAT);
     assert_int_equal(err.line, 3);
     assert_non_null(strstr(err.message, "line longer than"));
@@ -384,21 +396,6 @@ static void files_plain_and_gzip(void **state) {
   assert_int_equal(bal_swf_read_file(path, NULL, &a, &err), BAL_EIO);
   assert_non_null(strstr(err.message, "gzip"));
   remove(path);
-}
-
-/* A temporary file holding len bytes of data, gzip-compressed when gz. */
-static void write_temp(char path[], const char *data, size_t len, bool gz) {
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  if (gz) {
-    gzFile f = gzdopen(fd, "wb");
-    assert_non_null(f);
-    assert_int_equal(gzwrite(f, data, (unsigned)len), (int)len);
-    assert_int_equal(gzclose(f), Z_OK);
-  } else {
-    assert_int_equal(write(fd, data, len), (ssize_t)len);
-    close(fd);
-  }
 }
 
 /* Text grown by appending, for the tests' large inputs. */
