@@ -1,7 +1,6 @@
 /* The load-balance figure (balance.h). */
 #include "balance.h"
 
-#include <math.h>
 #include <stddef.h>
 
 #include <ballast/error.h>
@@ -16,6 +15,6 @@ int bal__load_balance(const double *t, int64_t n, double *lb) {
     sum += t[i];
     if (t[i] > max) max = t[i];
   }
-  *lb = max > 0.0 ? sum / (double)n / max : NAN;
+  *lb = bal__load_balance_of(sum, max, n);
   return BAL_OK;
 }

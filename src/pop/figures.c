@@ -20,9 +20,6 @@ int bal_pop_figures_compute(int ranks, const double *elapsed_s, const double *us
     umax = fmax(umax, useful_s[k]);
     usum += useful_s[k];
   }
-  double lb;
-  int rc = bal__load_balance(useful_s, ranks, &lb);
-  if (rc != BAL_OK) return rc;
   /* Per node: the average useful time of its ranks; their maximum splits
    * LB into within-node and across-node parts ([Lopez 2021]). Node
    * numbers may have gaps: a node without ranks is skipped. */
@@ -54,7 +51,7 @@ int bal_pop_figures_compute(int ranks, const double *elapsed_s, const double *us
       .elapsed_s = elapsed,
       .useful_avg_s = avg,
       .useful_max_s = umax,
-      .load_balance = lb,
+      .load_balance = bal__load_balance_of(usum, umax, ranks), /* times checked above */
       .load_balance_in = umax > 0.0 ? node_max / umax : NAN,
       .load_balance_out = node_max > 0.0 ? avg / node_max : NAN,
       .communication_efficiency = elapsed > 0.0 ? umax / elapsed : NAN,

@@ -20,37 +20,37 @@ struct bal_pop_report {
   int64_t *rec;     /* [rank][region][REC_N] */
 };
 
-/* FNV-1a over the region names, in order, so that ranks compare their
- * lists with one reduction. */
-static uint64_t names_hash(int upto) {
+/* FNV-1a of a region name. */
+static uint64_t name_hash(const char *name) {
   uint64_t h = 1469598103934665603ull;
-  for (int i = 0; i < upto; i++)
-    for (const char *c = bal__pop.region[i].name;; c++) {
-      h = (h ^ (unsigned char)*c) * 1099511628211ull;
-      if (*c == '\0') break;
-    }
+  for (const char *c = name; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
   return h;
 }
 
-/* Same regions on every rank? The first index where they differ, or -1. */
+/* Same regions on every rank? The first index where they differ, or -1.
+ * Two reductions, however many regions: the counts, then the hash of each
+ * name, both as the maximum of the value and of its complement (whose
+ * complement is the minimum), so that a name differs where the two
+ * disagree. */
 static int first_difference(MPI_Comm comm, int *rc) {
-  int n = bal__pop.nregions, lo, hi;
+  int n[2] = {bal__pop.nregions, -bal__pop.nregions}, nmax[2];
   *rc = BAL_OK;
-  if (PMPI_Allreduce(&n, &lo, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS ||
-      PMPI_Allreduce(&n, &hi, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) {
+  if (PMPI_Allreduce(n, nmax, 2, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) {
     *rc = BAL_EMPI;
     return -1;
   }
-  /* a prefix of the common length, then the count */
-  for (int i = 1; i <= lo; i++) {
-    unsigned long long h = names_hash(i), hmin, hmax;
-    if (PMPI_Allreduce(&h, &hmin, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm) != MPI_SUCCESS ||
-        PMPI_Allreduce(&h, &hmax, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS) {
-      *rc = BAL_EMPI;
-      return -1;
-    }
-    if (hmin != hmax) return i - 1;
+  int hi = nmax[0], lo = -nmax[1];
+  unsigned long long h[2 * BAL_POP_MAX_REGIONS], hmax[2 * BAL_POP_MAX_REGIONS];
+  for (int i = 0; i < lo; i++) {
+    h[2 * i] = name_hash(bal__pop.region[i].name);
+    h[2 * i + 1] = ~h[2 * i];
   }
+  if (PMPI_Allreduce(h, hmax, 2 * lo, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS) {
+    *rc = BAL_EMPI;
+    return -1;
+  }
+  for (int i = 0; i < lo; i++)
+    if (hmax[2 * i] != ~hmax[2 * i + 1]) return i;
   return lo != hi ? lo : -1;
 }
 

@@ -314,25 +314,25 @@ int bal__rebalance_resolve(bal_rebalance *rb, int64_t *moved) {
   for (int k = 0; k < P; k++)
     if (!(rb->rate[k] > 0.0)) rb->rate[k] = rsum / known;
   rsum = 0.0;
-  double t_now = 0.0, t_new, lsum = 0.0;
+  double t_now = 0.0, t_new, lsum = 0.0, tsum = 0.0;
   for (int k = 0; k < P; k++) {
     double load = rb->weighted ? rb->all[(size_t)k * BAL__REBALANCE_REC_N + BAL__REBALANCE_REC_LOAD]
                                 : (double)rb->n[k];
     rsum += rb->rate[k];
     lsum += load;
-    rb->tk[k] = load / rb->rate[k];
-    t_now = fmax(t_now, rb->tk[k]);
+    double tk = load / rb->rate[k]; /* the time rank k needs at its load */
+    tsum += tk;
+    t_now = fmax(t_now, tk);
   }
   double ideal = lsum / rsum;
   rb->st.imbalance = ideal > 0.0 ? t_now / ideal : 1.0;
-  /* The POP load balance of the times each rank needs at its present load,
-   * with the definition `pop` reports (core/balance.h), so that both
-   * modules' figures compare. Every rank has the times; rank 0 alone
-   * computes the figure and speaks. */
-  double lb;
-  if (rb->rank == 0 && bal__load_balance(rb->tk, P, &lb) == BAL_OK)
+  /* The POP load balance of those times, with the definition `pop`
+   * reports (core/balance.h), so that both modules' figures compare. Rank
+   * 0 computes it and speaks; a time that overflowed (an infinite sum) has
+   * no figure. */
+  if (rb->rank == 0 && bal__finite_nonneg(tsum))
     bal__log(BAL_LOG_INFO, "rebalance", "step %lld: load balance %.3f (avg/max of load/rate)",
-             (long long)rb->st.steps, lb);
+             (long long)rb->st.steps, bal__load_balance_of(tsum, t_now, P));
   /* 4. targets and the plan */
   int rc;
   if (rb->weighted && P > 1) {

@@ -71,7 +71,6 @@ static int measure_interaction(bal_rebalance *rb) {
 static void release(bal_rebalance *rb) {
   free(rb->all);
   free(rb->rate);
-  free(rb->tk);
   free(rb->n);
   free(rb->t);
   free(rb->a);
@@ -128,7 +127,6 @@ int bal_rebalance_create(MPI_Comm comm, const bal_rebalance_config *cfg,
   size_t p = (size_t)rb->size;
   rb->all = malloc(p * BAL__REBALANCE_REC_N * sizeof *rb->all);
   rb->rate = malloc(p * sizeof *rb->rate);
-  rb->tk = malloc(p * sizeof *rb->tk);
   rb->n = malloc(p * sizeof *rb->n);
   rb->t = malloc(p * sizeof *rb->t);
   rb->a = malloc(p * sizeof *rb->a);
@@ -147,7 +145,7 @@ int bal_rebalance_create(MPI_Comm comm, const bal_rebalance_config *cfg,
   rb->cut_ref = malloc((p + 1) * sizeof *rb->cut_ref);
   /* A rank that failed to allocate must not leave the others in the
    * collectives below: agree first. */
-  int ok = rb->all && rb->rate && rb->tk && rb->n && rb->t && rb->a && rb->shift && rb->plan && rb->out &&
+  int ok = rb->all && rb->rate && rb->n && rb->t && rb->a && rb->shift && rb->plan && rb->out &&
            rb->in && rb->obuf && rb->ibuf && rb->osz && rb->isz && rb->req_mig && rb->rcounts &&
            rb->displs && rb->cut && rb->cut_ref,
       all_ok = 0;

@@ -150,7 +150,6 @@ struct bal_rebalance {
 
   /* scratch of size `size` */
   double *rate;
-  double *tk; /* each rank's time at its load, for the load balance logged */
   int64_t *n, *t, *a, *shift;
   bal_rebalance_transfer *plan;
   int nplan;

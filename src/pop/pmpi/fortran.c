@@ -3,13 +3,13 @@
  * (mpi_send_f08_ ...) -- call the C PMPI_ functions directly, so the C
  * wrappers of wrap.c and init.c never see a Fortran program's calls
  * (checked with nm: libmpi_mpifh.so.40 imports PMPI_Allreduce, not
- * MPI_Allreduce). This file wraps the Fortran entry points themselves: the
- * same calls as wrap.c, plus init and finalize, each forwarding its
- * arguments (all passed by reference in Fortran, the optional ierror of
- * mpi_f08 as NULL when absent) to the Fortran profiling entry point
- * (pmpi_send_, pmpi_send_f08_) found by name at the first call, so that a
- * C program does not need Open MPI's Fortran libraries loaded. Names are
- * gfortran's (lower case, one trailing underscore). */
+ * MPI_Allreduce). This file wraps the Fortran entry points themselves:
+ * calls.h's list (not its C-only calls), plus init and finalize, each
+ * forwarding its arguments (all passed by reference in Fortran, the
+ * optional ierror of mpi_f08 as NULL when absent) to the Fortran profiling
+ * entry point (pmpi_send_, pmpi_send_f08_) found by name at the first
+ * call, so that a C program does not need Open MPI's Fortran libraries
+ * loaded. Names are gfortran's (lower case, one trailing underscore). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #endif
@@ -21,6 +21,7 @@
 
 #include <ballast/pop.h>
 
+#include "calls.h"
 #include "pmpi.h"
 
 /* The Fortran profiling entry point `name`, looked up once; the job is
@@ -77,37 +78,10 @@ static void *lookup(void **cache, const char *name) {
   }
 /* A measured call. */
 #define FWRAP(sfx, name, n) FDEF(sfx, name, n, bal_pop_mpi_enter(), bal_pop_mpi_exit())
-#define BOTH(name, n) FWRAP(_, name, n) FWRAP(_f08_, name, n)
+/* Both Fortran entry points of a row of calls.h. */
+#define BOTH(Name, name, n, params, args) FWRAP(_, name, n) FWRAP(_f08_, name, n)
 
-BOTH(send, 7)
-BOTH(ssend, 7)
-BOTH(bsend, 7)
-BOTH(rsend, 7)
-BOTH(recv, 8)
-BOTH(sendrecv, 13)
-BOTH(sendrecv_replace, 10)
-BOTH(probe, 5)
-BOTH(wait, 3)
-BOTH(waitall, 4)
-BOTH(waitany, 5)
-BOTH(waitsome, 6)
-BOTH(barrier, 2)
-BOTH(bcast, 6)
-BOTH(reduce, 8)
-BOTH(allreduce, 7)
-BOTH(reduce_scatter, 7)
-BOTH(reduce_scatter_block, 7)
-BOTH(scan, 7)
-BOTH(exscan, 7)
-BOTH(gather, 9)
-BOTH(gatherv, 10)
-BOTH(scatter, 9)
-BOTH(scatterv, 10)
-BOTH(allgather, 8)
-BOTH(allgatherv, 9)
-BOTH(alltoall, 8)
-BOTH(alltoallv, 10)
-BOTH(alltoallw, 10)
+POP_MEASURED_CALLS(BOTH)
 
 /* Start and end (pmpi.h): as the C MPI_Init, MPI_Init_thread, MPI_Finalize. */
 FDEF(_, init, 1, (void)0, pop_start())
