@@ -23,9 +23,14 @@ int node_test_registry(char name[64], int64_t ncpus) {
 }
 
 int node_test_pool(const char *reg, int nthreads, bal_pool **out) {
+  return node_test_pool_on(reg, nthreads, NULL, out);
+}
+
+int node_test_pool_on(const char *reg, int nthreads, const bal_node_mask *cpus, bal_pool **out) {
   bal_node_attach_config nc;
   bal_node_attach_config_init(&nc);
   nc.registry = reg;
+  nc.cpus = cpus;
   bal_pool_config cfg;
   bal_pool_config_init(&cfg);
   cfg.nthreads = nthreads;

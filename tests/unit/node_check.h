@@ -21,6 +21,9 @@ int node_test_registry(char name[64], int64_t ncpus);
  * Returns the bal_pool_create_with code. */
 int node_test_pool(const char *reg, int nthreads, bal_pool **out);
 
+/* The same, its attachment claiming `cpus` (NULL: the default). */
+int node_test_pool_on(const char *reg, int nthreads, const bal_node_mask *cpus, bal_pool **out);
+
 /* A cmocka fixture: a registry of 16 virtual CPUs and a manager on it;
  * teardown closes the manager and destroys the registry by its name. */
 typedef struct node_fixture {
