@@ -176,6 +176,12 @@ void node_mask_of(bal_node_manager *m, int64_t pid, char out[256]) {
     if (info[i].pid == pid) bal_node_mask_format(&info[i].mask, out, 256);
 }
 
+int node_stress_scale(void) {
+  const char *s = getenv("BALLAST_STRESS_SCALE");
+  int v = s ? atoi(s) : 1;
+  return v >= 1 && v <= 100 ? v : 1;
+}
+
 bool node_invariant(bal_node_manager *m) {
   static bal_node_proc_info info[BAL_NODE_MAX_PROCS];
   static bal_node_cpu_info cpu[BAL_NODE_MAX_CPUS];

@@ -60,6 +60,11 @@ void node_child_end(node_child *c);
  * registered). */
 void node_mask_of(bal_node_manager *m, int64_t pid, char out[256]);
 
+/* BALLAST_STRESS_SCALE (docs/CONVENTIONS.md, "Tests"): how many times
+ * the node race tests multiply their runs; 1 when unset or outside
+ * 1 .. 100. */
+int node_stress_scale(void);
+
 /* The registry's invariants, as a manager sees them: masks pairwise
  * disjoint, consistent with the per-CPU view, every registered process
  * holding at least one CPU, every lender a job that is present and not the

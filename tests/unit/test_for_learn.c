@@ -24,12 +24,6 @@
 /* learn.h's BAL__LEARN_DROP: a prediction error above it drops the profile. */
 #define BAL_LOOP_TEST_DROP 0.05
 
-static int scale(void) {
-  const char *s = getenv("BALLAST_STRESS_SCALE");
-  int v = s ? atoi(s) : 1;
-  return v > 0 ? v : 1;
-}
-
 static void sleep_ns(int64_t ns) {
   struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
   nanosleep(&ts, NULL);
@@ -53,7 +47,7 @@ static void exactly_once_under_learning(void **state) {
       begin[s] = (int64_t)bal__rng_below(&rng, 2000000) - 1000000;
       grain[s] = s == 2 ? 1 + (int64_t)bal__rng_below(&rng, 200) : 0;
     }
-    for (int call = 0; call < 12 * scale(); call++) {
+    for (int call = 0; call < 12 * for_stress_scale(); call++) {
       int s = call % SITES;
       if (bal__rng_below(&rng, 5) == 0) len[s] = 1 + (int64_t)bal__rng_below(&rng, 30000);
       if (bal__rng_below(&rng, 7) == 0) begin[s] += (int64_t)bal__rng_below(&rng, 100) - 50;

@@ -319,15 +319,9 @@ static pid_t monitor(const char *name, int *stop_fd) {
   return pid;
 }
 
-static int scale(void) {
-  const char *s = getenv("BALLAST_STRESS_SCALE");
-  int v = s ? atoi(s) : 1;
-  return v >= 1 && v <= 100 ? v : 1;
-}
-
 static void lend_races(void **state) {
   (void)state;
-  int runs = 30 * scale();
+  int runs = 30 * node_stress_scale();
   for (int run = 0; run < runs; run++) {
     bal__rng g;
     bal__rng_seed(&g, 7000 + (uint64_t)run);
