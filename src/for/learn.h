@@ -73,7 +73,7 @@ struct bal_pool;
 /* Before a call on `dealt` workers: set up the measurement for the call's
  * geometry and, if the loop has a profile, deal it. Returns whether it
  * dealt (segs[0 .. dealt) then hold the workers' initial ranges, as
- * segments whose `tail` is where the rotation wraps, see learned_piece in
+ * segments whose `tail` is where the rotation wraps, see piece in
  * loop.c); false leaves the deal to layout.h. */
 bool bal__for_learn_deal(struct bal_loop *loop, uint32_t units, uint32_t quantum, uint32_t dealt,
                          bal__for_segment *segs);

@@ -49,7 +49,7 @@ static inline uint32_t piece(const bal__for_call *c, const bal__for_segment *g, 
 
 /* The worker whose initial range holds dealt offset v (a learned deal). */
 static const bal__for_segment *learned_origin(const bal_pool *pool, uint32_t v) {
-  uint32_t lo = 0, hi = pool->call.dealt - 1; /* initial[0].begin = 0 <= v */
+  uint32_t lo = 0, hi = pool->call.layout.workers - 1; /* initial[0].begin = 0 <= v */
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo + 1) / 2;
     if (pool->workers[mid].initial.begin <= v)
@@ -306,7 +306,6 @@ int bal__for_run(bal_pool *pool, int64_t begin, int64_t end, int64_t grain, bal_
   }
   bal__for_layout_init(&c->layout, c->units, (uint32_t)dealt, c->min_units);
   c->learn = learn;
-  c->dealt = (uint32_t)dealt;
   c->learned = false;
   if (learn) {
     /* Segments go to the workers' `initial`, which learned_origin reads. */

@@ -88,7 +88,6 @@ typedef struct bal__for_call {
   struct bal_loop *learn; /* bal_for_learn(): measure into it (else NULL) */
   bool learned;           /* dealt by its profile: workers' segments are
                            * rotated slices (learn.h), not layout.h's */
-  uint32_t dealt;         /* workers dealt a range at entry */
   bal_for_body body;
   void *arg;
 } bal__for_call;

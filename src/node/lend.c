@@ -11,7 +11,11 @@
  * attached: a dead borrower's CPUs are handed back by the cleaning that
  * releases its slot (bal__node_unborrow), a dead lender's by the rule that
  * hands its owned CPUs on (bal__node_move overwrites the word). */
+#include <assert.h>
+
 #include "node_internal.h"
+
+static_assert(BAL_NODE_MAX_PROCS % 64 == 0, "reclaim's borrower set is whole 64-bit words");
 
 void bal__node_use_mask(const bal__node_shm *s, int32_t i, bal_node_mask *m) {
   bal_node_mask_zero(m);
@@ -88,6 +92,7 @@ int bal_node_reclaim(bal_node_proc *p) {
   int32_t me = p->slot;
   atomic_store(&s->slot[me].lending, 0);
   int n = 0;
+  uint64_t took_from[BAL_NODE_MAX_PROCS / 64] = {0}; /* borrowers that lost a CPU */
   for (int32_t c = 0; c < p->map.ncpus; c++) {
     uint32_t w = atomic_load_explicit(&s->use[c], memory_order_relaxed);
     /* A borrower's poll may take it between the load and the swap: retry. */
@@ -97,8 +102,14 @@ int bal_node_reclaim(bal_node_proc *p) {
     if (BAL__USE_OWNER(w) != me || !BAL__USE_LENT(w)) continue;
     n++;
     int32_t u = BAL__USE_USER(w);
-    if (u >= 0) atomic_fetch_add(&s->slot[u].gen, 1); /* the borrower gives it back at its next poll */
+    if (u >= 0 && u < BAL_NODE_MAX_PROCS) took_from[u / 64] |= UINT64_C(1) << (u % 64);
   }
+  /* Each borrower gives its CPUs back at its next poll: one bump of its
+   * gen, after every swap, so a poll that sees it sees them all (one bump
+   * per CPU would hit the borrower's slot once per CPU). */
+  for (int32_t k = 0; k < BAL_NODE_MAX_PROCS / 64; k++)
+    for (uint64_t b = took_from[k]; b; b &= b - 1)
+      atomic_fetch_add(&s->slot[k * 64 + __builtin_ctzll(b)].gen, 1);
   if (n > 0) atomic_fetch_add(&s->slot[me].gen, 1); /* our pools take the CPUs back */
   return n;
 }

@@ -172,26 +172,28 @@ static int admit_slot(bal_node_manager *m, int64_t pid, int64_t job, int64_t ran
   return rc;
 }
 
+/* The arguments every admission takes, in the ranges node.h states. */
+static bool admission_ok(const bal_node_manager *m, int64_t pid, int64_t job, int64_t ranks) {
+  return m && pid > 0 && pid <= INT32_MAX && job >= 0 && ranks >= 1 && ranks <= BAL_NODE_MAX_CPUS;
+}
+
 int bal_node_manager_admit(bal_node_manager *m, int64_t pid, int64_t job, int64_t ranks,
                            const int64_t *next_to, int64_t n_next_to, bal_node_mask *granted) {
-  if (!m || pid <= 0 || pid > INT32_MAX || job < 0 || ranks < 1 || ranks > BAL_NODE_MAX_CPUS ||
-      n_next_to < 0 || n_next_to > BAL_NODE_MAX_PROCS || (n_next_to > 0 && !next_to))
+  if (!admission_ok(m, pid, job, ranks) || n_next_to < 0 || n_next_to > BAL_NODE_MAX_PROCS ||
+      (n_next_to > 0 && !next_to))
     return BAL_EINVAL;
   return admit_slot(m, pid, job, ranks, next_to, n_next_to, BY_RULE, -1, granted);
 }
 
 int bal_node_manager_admit_sibling(bal_node_manager *m, int64_t pid, int64_t job, int64_t ranks,
                                    bal_node_mask *granted) {
-  if (!m || pid <= 0 || pid > INT32_MAX || job < 0 || ranks < 1 || ranks > BAL_NODE_MAX_CPUS)
-    return BAL_EINVAL;
+  if (!admission_ok(m, pid, job, ranks)) return BAL_EINVAL;
   return admit_slot(m, pid, job, ranks, NULL, 0, AS_SIBLING, -1, granted);
 }
 
 int bal_node_manager_admit_mate(bal_node_manager *m, int64_t pid, int64_t job, int64_t ranks,
                                 int64_t guest, bal_node_mask *granted) {
-  if (!m || pid <= 0 || pid > INT32_MAX || job < 0 || guest < 0 || job == guest || ranks < 1 ||
-      ranks > BAL_NODE_MAX_CPUS)
-    return BAL_EINVAL;
+  if (!admission_ok(m, pid, job, ranks) || guest < 0 || job == guest) return BAL_EINVAL;
   return admit_slot(m, pid, job, ranks, NULL, 0, AS_LATE_MATE, guest, granted);
 }
 

@@ -45,6 +45,14 @@ static int errno_code(int e) {
   }
 }
 
+/* The header, checked at open and at every lock (another participant may
+ * have overwritten it since): `magic` as the caller loaded it. */
+static bool header_ok(const bal__node_shm *s, uint64_t magic) {
+  return magic == BAL__NODE_MAGIC && s->version == BAL__NODE_VERSION &&
+         s->size == sizeof(bal__node_shm) && s->ncpus >= 1 && s->ncpus <= BAL_NODE_MAX_CPUS &&
+         s->is_virtual <= 1 && bal_share_factor_valid(s->sf);
+}
+
 int bal__node_open(const char *name, bal__node_map *map) {
   int rc = bal__node_name(name, map->name);
   if (rc != BAL_OK) return rc;
@@ -71,10 +79,7 @@ int bal__node_open(const char *name, bal__node_map *map) {
   /* The creator writes the magic last (release): once we see it, the lock
    * and the rest are initialised. Checked just above, so a shrink since is
    * the window node_internal.h states. */
-  uint64_t magic = __atomic_load_n(&s->magic, __ATOMIC_ACQUIRE);
-  if (magic != BAL__NODE_MAGIC || s->version != BAL__NODE_VERSION ||
-      s->size != sizeof(bal__node_shm) || s->ncpus < 1 || s->ncpus > BAL_NODE_MAX_CPUS ||
-      s->is_virtual > 1 || !bal_share_factor_valid(s->sf)) {
+  if (!header_ok(s, __atomic_load_n(&s->magic, __ATOMIC_ACQUIRE))) {
     munmap(p, sizeof(bal__node_shm));
     close(fd);
     return BAL_EFORMAT;
@@ -138,10 +143,7 @@ static bool job_live(const bal__node_shm *s, int64_t job) {
 int bal__node_validate(bal__node_shm *s, bool repair) {
   /* The header was checked at open, but another participant may have
    * overwritten it since; it cannot be repaired, only refused. */
-  if (s->magic != BAL__NODE_MAGIC || s->version != BAL__NODE_VERSION ||
-      s->size != sizeof(bal__node_shm) || s->ncpus < 1 || s->ncpus > BAL_NODE_MAX_CPUS ||
-      s->is_virtual > 1 || !bal_share_factor_valid(s->sf))
-    return BAL_EFORMAT;
+  if (!header_ok(s, s->magic)) return BAL_EFORMAT;
   for (int32_t i = 0; i < BAL_NODE_MAX_PROCS; i++) {
     bal__node_slot *sl = &s->slot[i];
     if (slot_ok(sl)) continue;

@@ -31,6 +31,14 @@ static inline void hit_map_free(hit_map *m) { free((void *)m->hits); }
 
 void hit_body(int64_t begin, int64_t end, void *arg);
 
+/* BALLAST_STRESS_SCALE (docs/CONVENTIONS.md, "Tests"): how many times
+ * the stress tests multiply their rounds; 1 when unset or not positive. */
+static inline int for_stress_scale(void) {
+  const char *s = getenv("BALLAST_STRESS_SCALE");
+  int v = s ? atoi(s) : 1;
+  return v > 0 ? v : 1;
+}
+
 /* Number of indices whose counter is not exactly 1 (0 = exactly once). */
 static inline int64_t hit_map_errors(const hit_map *m) {
   int64_t bad = 0;

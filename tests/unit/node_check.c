@@ -23,9 +23,14 @@ int node_test_registry(char name[64], int64_t ncpus) {
 }
 
 int node_test_pool(const char *reg, int nthreads, bal_pool **out) {
+  return node_test_pool_on(reg, nthreads, NULL, out);
+}
+
+int node_test_pool_on(const char *reg, int nthreads, const bal_node_mask *cpus, bal_pool **out) {
   bal_node_attach_config nc;
   bal_node_attach_config_init(&nc);
   nc.registry = reg;
+  nc.cpus = cpus;
   bal_pool_config cfg;
   bal_pool_config_init(&cfg);
   cfg.nthreads = nthreads;
@@ -169,6 +174,12 @@ void node_mask_of(bal_node_manager *m, int64_t pid, char out[256]) {
   snprintf(out, 256, "-");
   for (int i = 0; i < n; i++)
     if (info[i].pid == pid) bal_node_mask_format(&info[i].mask, out, 256);
+}
+
+int node_stress_scale(void) {
+  const char *s = getenv("BALLAST_STRESS_SCALE");
+  int v = s ? atoi(s) : 1;
+  return v >= 1 && v <= 100 ? v : 1;
 }
 
 bool node_invariant(bal_node_manager *m) {

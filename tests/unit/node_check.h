@@ -21,6 +21,9 @@ int node_test_registry(char name[64], int64_t ncpus);
  * Returns the bal_pool_create_with code. */
 int node_test_pool(const char *reg, int nthreads, bal_pool **out);
 
+/* The same, its attachment claiming `cpus` (NULL: the default). */
+int node_test_pool_on(const char *reg, int nthreads, const bal_node_mask *cpus, bal_pool **out);
+
 /* A cmocka fixture: a registry of 16 virtual CPUs and a manager on it;
  * teardown closes the manager and destroys the registry by its name. */
 typedef struct node_fixture {
@@ -56,6 +59,11 @@ void node_child_end(node_child *c);
 /* The CPU list of pid in the registry ("" if pid holds nothing, "-" if not
  * registered). */
 void node_mask_of(bal_node_manager *m, int64_t pid, char out[256]);
+
+/* BALLAST_STRESS_SCALE (docs/CONVENTIONS.md, "Tests"): how many times
+ * the node race tests multiply their runs; 1 when unset or outside
+ * 1 .. 100. */
+int node_stress_scale(void);
 
 /* The registry's invariants, as a manager sees them: masks pairwise
  * disjoint, consistent with the per-CPU view, every registered process

@@ -13,27 +13,16 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include <ballast/ballast.h>
 
+#include "core/clock.h"
 #include "core/rng.h"
 #include "for/learn.h"
 #include "for_check.h"
 
 /* learn.h's BAL__LEARN_DROP: a prediction error above it drops the profile. */
 #define BAL_LOOP_TEST_DROP 0.05
-
-static int scale(void) {
-  const char *s = getenv("BALLAST_STRESS_SCALE");
-  int v = s ? atoi(s) : 1;
-  return v > 0 ? v : 1;
-}
-
-static void sleep_ns(int64_t ns) {
-  struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
-  nanosleep(&ts, NULL);
-}
 
 /* Several loop sites on one pool, each called repeatedly with its own
  * costs; lengths and grains sometimes change so profiles are resampled. */
@@ -53,7 +42,7 @@ static void exactly_once_under_learning(void **state) {
       begin[s] = (int64_t)bal__rng_below(&rng, 2000000) - 1000000;
       grain[s] = s == 2 ? 1 + (int64_t)bal__rng_below(&rng, 200) : 0;
     }
-    for (int call = 0; call < 12 * scale(); call++) {
+    for (int call = 0; call < 12 * for_stress_scale(); call++) {
       int s = call % SITES;
       if (bal__rng_below(&rng, 5) == 0) len[s] = 1 + (int64_t)bal__rng_below(&rng, 30000);
       if (bal__rng_below(&rng, 7) == 0) begin[s] += (int64_t)bal__rng_below(&rng, 100) - 50;
@@ -104,7 +93,7 @@ static void heavy_body(int64_t begin, int64_t end, void *arg) {
       if (i - b == h->heavy_at[k]) ns += h->heavy_ns;
     ns += h->light_ns;
   }
-  if (ns) sleep_ns(ns);
+  if (ns) bal__sleep_ns(ns);
 }
 
 static void heavy_init(heavy_loop *h, int64_t begin, int64_t len, int threads, int64_t at) {
@@ -319,12 +308,12 @@ static void waiting_body(int64_t begin, int64_t end, void *arg) {
   /* Nested on the same handle from inside its own call: busy too. */
   p->nested_rc = bal_for_learn(p->pool, p->loop, 0, 10, 0, noop_body, NULL);
   atomic_store(&p->stage, 1);
-  while (atomic_load(&p->stage) != 2) sleep_ns(100000);
+  while (atomic_load(&p->stage) != 2) bal__sleep_ns(100000);
 }
 
 static void *prober(void *arg) {
   busy_probe *p = arg;
-  while (atomic_load(&p->stage) != 1) sleep_ns(100000);
+  while (atomic_load(&p->stage) != 1) bal__sleep_ns(100000);
   p->probe_rc = bal_for_learn(p->pool, p->loop, 0, 100, 0, noop_body, NULL);
   p->reset_rc = bal_loop_reset(p->loop);
   atomic_store(&p->stage, 2);

@@ -26,12 +26,6 @@
 
 #define CPUS 16
 
-static int scale(void) {
-  const char *s = getenv("BALLAST_STRESS_SCALE");
-  int v = s ? atoi(s) : 1;
-  return v > 0 ? v : 1;
-}
-
 typedef struct flipper {
   const char *reg;
   uint64_t seed;
@@ -118,7 +112,7 @@ static void *run_loops(void *arg) {
 
 static void test_flipping(void **state) {
   (void)state;
-  int seeds = 12 * scale();
+  int seeds = 12 * for_stress_scale();
   for (int s = 0; s < seeds; s++) {
     char reg[64];
     assert_int_equal(node_test_registry(reg, CPUS), BAL_OK);

@@ -17,12 +17,6 @@
 #include "core/rng.h"
 #include "for_check.h"
 
-static int scale(void) {
-  const char *s = getenv("BALLAST_STRESS_SCALE");
-  int v = s ? atoi(s) : 1;
-  return v > 0 ? v : 1;
-}
-
 /* One random loop on `pool`, checked for exactly-once execution. */
 static void random_loop(bal_pool *pool, bal__rng *rng, bool with_sleeps) {
   int64_t len = (int64_t)bal__rng_below(rng, 20000);
@@ -50,7 +44,7 @@ static void random_loop(bal_pool *pool, bal__rng *rng, bool with_sleeps) {
 
 static void many_seeds_and_pool_sizes(void **state) {
   (void)state;
-  int rounds = 40 * scale();
+  int rounds = 40 * for_stress_scale();
   for (int threads = 1; threads <= 8; threads++) {
     bal_pool *pool;
     assert_int_equal(bal_pool_create(threads, &pool), BAL_OK);
@@ -65,7 +59,7 @@ static void many_seeds_and_pool_sizes(void **state) {
 
 static void random_sleeps_in_bodies(void **state) {
   (void)state;
-  int rounds = 6 * scale();
+  int rounds = 6 * for_stress_scale();
   for (int threads = 2; threads <= 8; threads += 3) {
     bal_pool *pool;
     assert_int_equal(bal_pool_create(threads, &pool), BAL_OK);
@@ -80,7 +74,7 @@ static void random_sleeps_in_bodies(void **state) {
 
 static void pools_created_and_destroyed_repeatedly(void **state) {
   (void)state;
-  for (int i = 0; i < 30 * scale(); i++) {
+  for (int i = 0; i < 30 * for_stress_scale(); i++) {
     bal_pool *pool;
     assert_int_equal(bal_pool_create(1 + i % 8, &pool), BAL_OK);
     if (i % 3) {
@@ -104,7 +98,7 @@ static void *caller_main(void *arg) {
   struct caller *c = arg;
   bal__rng rng;
   bal__rng_seed(&rng, 0xca11e5u + (uint64_t)c->index);
-  for (int i = 0; i < 25 * scale(); i++) {
+  for (int i = 0; i < 25 * for_stress_scale(); i++) {
     int64_t len = 1 + (int64_t)bal__rng_below(&rng, 5000);
     int64_t begin = (int64_t)bal__rng_below(&rng, 100000) - 50000;
     hit_map m;

@@ -17,30 +17,9 @@
 #include <ballast/error.h>
 #include <ballast/node.h>
 
-#include "node_check.h"
+#include "node_assert.h"
 
 typedef node_fixture fixture;
-
-#define ASSERT_MASK(m, pid, want)      \
-  do {                                 \
-    char got_[256];                    \
-    node_mask_of((m), (pid), got_);    \
-    assert_string_equal(got_, (want)); \
-  } while (0)
-
-static void attach(fixture *f, node_child *c, const char *want) {
-  char got[256];
-  assert_int_equal(node_child_cmd(c, 'a', NULL), BAL_OK);
-  assert_int_equal(node_child_cmd(c, 'p', got), BAL_OK);
-  assert_string_equal(got, want);
-  assert_true(node_invariant(f->m));
-}
-
-static void finish(fixture *f, node_child *c) {
-  assert_int_equal(node_child_cmd(c, 'd', NULL), BAL_OK);
-  node_child_end(c);
-  assert_true(node_invariant(f->m));
-}
 
 /* Mate A (job 1) holds 0-15; guest B (job 2, 2 ranks) is admitted next to
  * it (8-15), its second rank as a sibling (12-15, B keeps 8-11). Either
@@ -49,7 +28,7 @@ static void two_rank_guest(void **state) {
   fixture *f = *state;
   node_child a, b1, b2;
   node_child_spawn(&a, f->name, 1, 1, NULL);
-  attach(f, &a, "0-15");
+  node_assert_attach(f->m, &a, "0-15");
   node_child_spawn(&b1, f->name, 2, 2, NULL);
   node_child_spawn(&b2, f->name, 2, 2, NULL);
   const int64_t mate = 1;
@@ -59,19 +38,19 @@ static void two_rank_guest(void **state) {
   assert_int_equal(bal_node_manager_admit_sibling(f->m, b2.pid, 2, 2, &g), BAL_OK);
   bal_node_mask_format(&g, text, sizeof text);
   assert_string_equal(text, "12-15");
-  attach(f, &b1, "8-11");
-  attach(f, &b2, "12-15");
+  node_assert_attach(f->m, &b1, "8-11");
+  node_assert_attach(f->m, &b2, "12-15");
   ASSERT_MASK(f->m, a.pid, "0-7");
   /* CPU 12 was lent by job 1, and still is */
   bal_node_cpu_info cpus[16];
   assert_int_equal(bal_node_manager_cpus(f->m, cpus, 16), 16);
   assert_int_equal(cpus[12].owner, 1);
   assert_int_equal(cpus[12].pid, b2.pid);
-  finish(f, &b2);
+  node_finish(f->m, &b2);
   ASSERT_MASK(f->m, a.pid, "0-7,12-15");
-  finish(f, &b1);
+  node_finish(f->m, &b1);
   ASSERT_MASK(f->m, a.pid, "0-15");
-  finish(f, &a);
+  node_finish(f->m, &a);
 }
 
 /* Three processes of one owner job share its 16 CPUs: 16, then 8 + 8, then
@@ -99,7 +78,7 @@ static void refused(void **state) {
   fixture *f = *state;
   node_child a, b;
   node_child_spawn(&a, f->name, 1, 1, "3");
-  attach(f, &a, "3");
+  node_assert_attach(f->m, &a, "3");
   node_child_spawn(&b, f->name, 1, 1, NULL);
   /* job 9 has no process here; job 1's one process holds one CPU */
   assert_int_equal(bal_node_manager_admit_sibling(f->m, b.pid, 9, 1, NULL), BAL_ENOTFOUND);
@@ -112,7 +91,7 @@ static void refused(void **state) {
   ASSERT_MASK(f->m, a.pid, "3");
   ASSERT_MASK(f->m, b.pid, "-");
   node_child_end(&b);
-  finish(f, &a);
+  node_finish(f->m, &a);
 }
 
 /* Guest B (job 2) came first and took the free 0-15; mate A (job 1)
@@ -122,22 +101,22 @@ static void late_mate(void **state) {
   fixture *f = *state;
   node_child a, b;
   node_child_spawn(&b, f->name, 2, 1, NULL);
-  attach(f, &b, "0-15");
+  node_assert_attach(f->m, &b, "0-15");
   node_child_spawn(&a, f->name, 1, 1, NULL);
   bal_node_mask g;
   char text[256];
   assert_int_equal(bal_node_manager_admit_mate(f->m, a.pid, 1, 1, 2, &g), BAL_OK);
   bal_node_mask_format(&g, text, sizeof text);
   assert_string_equal(text, "0-7");
-  attach(f, &a, "0-7");
+  node_assert_attach(f->m, &a, "0-7");
   ASSERT_MASK(f->m, b.pid, "8-15");
   bal_node_cpu_info cpus[16];
   assert_int_equal(bal_node_manager_cpus(f->m, cpus, 16), 16);
   assert_int_equal(cpus[8].owner, 1);  /* lent by the mate */
   assert_int_equal(cpus[0].owner, -1); /* the mate's own */
-  finish(f, &b);
+  node_finish(f->m, &b);
   ASSERT_MASK(f->m, a.pid, "0-15");
-  finish(f, &a);
+  node_finish(f->m, &a);
 }
 
 /* The same with a 2-process guest (0-7 and 8-15) and the mate ending
@@ -150,25 +129,25 @@ static void late_mate_two_rank_guest(void **state) {
   node_child_spawn(&b2, f->name, 2, 2, NULL);
   assert_int_equal(bal_node_manager_admit(f->m, b1.pid, 2, 2, NULL, 0, NULL), BAL_OK);
   assert_int_equal(bal_node_manager_admit_sibling(f->m, b2.pid, 2, 2, NULL), BAL_OK);
-  attach(f, &b1, "0-7");
-  attach(f, &b2, "8-15");
+  node_assert_attach(f->m, &b1, "0-7");
+  node_assert_attach(f->m, &b2, "8-15");
   node_child_spawn(&a, f->name, 1, 1, NULL);
   assert_int_equal(bal_node_manager_admit_mate(f->m, a.pid, 1, 1, 2, NULL), BAL_OK);
-  attach(f, &a, "0-7");
+  node_assert_attach(f->m, &a, "0-7");
   ASSERT_MASK(f->m, b1.pid, "8-11");
   ASSERT_MASK(f->m, b2.pid, "12-15");
-  finish(f, &a);
+  node_finish(f->m, &a);
   ASSERT_MASK(f->m, b1.pid, "0-11");
   ASSERT_MASK(f->m, b2.pid, "12-15");
-  finish(f, &b1);
-  finish(f, &b2);
+  node_finish(f->m, &b1);
+  node_finish(f->m, &b2);
 }
 
 static void late_mate_refused(void **state) {
   fixture *f = *state;
   node_child a, b;
   node_child_spawn(&b, f->name, 2, 1, "5");
-  attach(f, &b, "5");
+  node_assert_attach(f->m, &b, "5");
   node_child_spawn(&a, f->name, 1, 1, NULL);
   /* one CPU: lending it back would leave the mate none */
   assert_int_equal(bal_node_manager_admit_mate(f->m, a.pid, 1, 1, 2, NULL), BAL_EBUSY);
@@ -180,7 +159,7 @@ static void late_mate_refused(void **state) {
   ASSERT_MASK(f->m, a.pid, "-");
   assert_true(node_invariant(f->m));
   node_child_end(&a);
-  finish(f, &b);
+  node_finish(f->m, &b);
 }
 
 int main(void) {

@@ -25,17 +25,11 @@
 #include <ballast/node.h>
 
 #include "core/rng.h"
-#include "node_check.h"
+#include "node_assert.h"
 
 typedef node_fixture fixture;
 #define setup node_fixture_setup
 #define teardown node_fixture_teardown
-
-static void polled(node_child *c, const char *want) {
-  char got[256];
-  assert_int_equal(node_child_cmd(c, 'p', got), BAL_OK);
-  assert_string_equal(got, want);
-}
 
 /* A (job 1) claims 0-7, B (job 2) 8-15. */
 static void two(fixture *f, node_child *a, node_child *b) {
@@ -43,8 +37,8 @@ static void two(fixture *f, node_child *a, node_child *b) {
   node_child_spawn(b, f->name, 2, 1, "8-15");
   assert_int_equal(node_child_cmd(a, 'a', NULL), BAL_OK);
   assert_int_equal(node_child_cmd(b, 'a', NULL), BAL_OK);
-  polled(a, "0-7");
-  polled(b, "8-15");
+  node_assert_polls(a, "0-7");
+  node_assert_polls(b, "8-15");
 }
 
 static void cpu_is(fixture *f, int c, int64_t holder, int64_t user, bool lent) {
@@ -63,18 +57,18 @@ static void lend_borrow_reclaim(void **state) {
     node_child *l = round % 2 ? &a : &b, *o = round % 2 ? &b : &a;
     const char *own_l = round % 2 ? "0-7" : "8-15", *own_o = round % 2 ? "8-15" : "0-7";
     assert_int_equal(node_child_cmd(l, 'l', NULL), 8);
-    polled(o, "0-15");
-    polled(l, "");
+    node_assert_polls(o, "0-15");
+    node_assert_polls(l, "");
     assert_int_equal(node_child_cmd(l, 'r', NULL), 8);
-    polled(o, own_o);
-    polled(l, own_l);
+    node_assert_polls(o, own_o);
+    node_assert_polls(l, own_l);
   }
   assert_int_equal(node_child_cmd(&a, 'r', NULL), 0); /* nothing lent: nothing to reclaim */
-  polled(&b, "8-15");                                 /* nothing lent: nothing borrowed */
+  node_assert_polls(&b, "8-15");                                 /* nothing lent: nothing borrowed */
   assert_int_equal(node_child_cmd(&a, 'l', NULL), 8);
   cpu_is(f, 0, a.pid, -1, true);
-  polled(&a, ""); /* a lender uses nothing and borrows nothing */
-  polled(&b, "0-15");
+  node_assert_polls(&a, ""); /* a lender uses nothing and borrows nothing */
+  node_assert_polls(&b, "0-15");
   cpu_is(f, 3, a.pid, b.pid, true);
   cpu_is(f, 9, b.pid, b.pid, false);
   assert_true(node_invariant(f->m));
@@ -83,8 +77,8 @@ static void lend_borrow_reclaim(void **state) {
   assert_string_equal(mask, "0-7"); /* ownership does not move */
   assert_int_equal(node_child_cmd(&a, 'r', NULL), 8);
   cpu_is(f, 3, a.pid, a.pid, false); /* A's again at once */
-  polled(&b, "8-15");                /* B lets go at its next poll */
-  polled(&a, "0-7");
+  node_assert_polls(&b, "8-15");                /* B lets go at its next poll */
+  node_assert_polls(&a, "0-7");
   assert_int_equal(node_child_cmd(&a, 'r', NULL), 0);
   assert_true(node_invariant(f->m));
   node_child_end(&a);
@@ -102,20 +96,20 @@ static void borrowed_are_passed_on(void **state) {
   assert_int_equal(node_child_cmd(&a, 'a', NULL), BAL_OK);
   assert_int_equal(node_child_cmd(&b, 'a', NULL), BAL_OK);
   assert_int_equal(node_child_cmd(&c, 'a', NULL), BAL_OK);
-  polled(&c, "8-15");
+  node_assert_polls(&c, "8-15");
   assert_int_equal(node_child_cmd(&a, 'l', NULL), 4);
-  polled(&b, "0-7"); /* the first to poll takes everything lent */
-  polled(&c, "8-15");
+  node_assert_polls(&b, "0-7"); /* the first to poll takes everything lent */
+  node_assert_polls(&c, "8-15");
   assert_int_equal(node_child_cmd(&b, 'l', NULL), 8);
-  polled(&c, "0-15");
+  node_assert_polls(&c, "0-15");
   cpu_is(f, 0, a.pid, c.pid, true);
   cpu_is(f, 4, b.pid, c.pid, true);
   assert_int_equal(node_child_cmd(&a, 'r', NULL), 4);
-  polled(&c, "4-15");
+  node_assert_polls(&c, "4-15");
   assert_int_equal(node_child_cmd(&b, 'r', NULL), 4);
-  polled(&c, "8-15");
-  polled(&a, "0-3");
-  polled(&b, "4-7");
+  node_assert_polls(&c, "8-15");
+  node_assert_polls(&a, "0-3");
+  node_assert_polls(&b, "4-7");
   assert_true(node_invariant(f->m));
   node_child_end(&a);
   node_child_end(&b);
@@ -129,17 +123,17 @@ static void sigkill_lender(void **state) {
   node_child a, b;
   two(f, &a, &b);
   assert_int_equal(node_child_cmd(&a, 'l', NULL), 8);
-  polled(&b, "0-15");
+  node_assert_polls(&b, "0-15");
   kill(a.pid, SIGKILL);
   waitpid(a.pid, NULL, 0);
   assert_int_equal(bal_node_manager_list(f->m, NULL, 0), 1); /* cleans A */
   cpu_is(f, 0, -1, -1, false);
-  polled(&b, "8-15");
+  node_assert_polls(&b, "8-15");
   assert_true(node_invariant(f->m));
   node_child c;
   node_child_spawn(&c, f->name, 3, 1, "0-7"); /* nothing was lost: all 8 free */
   assert_int_equal(node_child_cmd(&c, 'a', NULL), BAL_OK);
-  polled(&c, "0-7");
+  node_assert_polls(&c, "0-7");
   node_child_end(&b);
   node_child_end(&c);
 }
@@ -151,7 +145,7 @@ static void sigkill_borrower(void **state) {
   node_child a, b;
   two(f, &a, &b);
   assert_int_equal(node_child_cmd(&a, 'l', NULL), 8);
-  polled(&b, "0-15");
+  node_assert_polls(&b, "0-15");
   kill(b.pid, SIGKILL);
   waitpid(b.pid, NULL, 0);
   assert_int_equal(bal_node_manager_list(f->m, NULL, 0), 1);
@@ -159,7 +153,7 @@ static void sigkill_borrower(void **state) {
   cpu_is(f, 8, -1, -1, false);
   assert_true(node_invariant(f->m));
   assert_int_equal(node_child_cmd(&a, 'r', NULL), 8);
-  polled(&a, "0-7");
+  node_assert_polls(&a, "0-7");
   cpu_is(f, 0, a.pid, a.pid, false);
   node_child_end(&a);
 }
@@ -171,16 +165,16 @@ static void manager_wins(void **state) {
   node_child a, b;
   two(f, &a, &b);
   assert_int_equal(node_child_cmd(&a, 'l', NULL), 8);
-  polled(&b, "0-15");
+  node_assert_polls(&b, "0-15");
   bal_node_mask m;
   bal_node_mask_zero(&m);
   bal_node_mask_add(&m, 0, 3);
   assert_int_equal(bal_node_manager_set(f->m, a.pid, &m, 0), BAL_OK);
   cpu_is(f, 5, -1, -1, false);
-  polled(&b, "0-3,8-15");
+  node_assert_polls(&b, "0-3,8-15");
   assert_int_equal(node_child_cmd(&a, 'r', NULL), 4);
-  polled(&a, "0-3");
-  polled(&b, "8-15");
+  node_assert_polls(&a, "0-3");
+  node_assert_polls(&b, "8-15");
   assert_true(node_invariant(f->m));
   node_child_end(&a);
   node_child_end(&b);
@@ -325,15 +319,9 @@ static pid_t monitor(const char *name, int *stop_fd) {
   return pid;
 }
 
-static int scale(void) {
-  const char *s = getenv("BALLAST_STRESS_SCALE");
-  int v = s ? atoi(s) : 1;
-  return v >= 1 && v <= 100 ? v : 1;
-}
-
 static void lend_races(void **state) {
   (void)state;
-  int runs = 30 * scale();
+  int runs = 30 * node_stress_scale();
   for (int run = 0; run < runs; run++) {
     bal__rng g;
     bal__rng_seed(&g, 7000 + (uint64_t)run);

@@ -86,15 +86,9 @@ static void worker(const char *name, uint64_t seed, int steps, int go) {
   _exit(0);
 }
 
-static int scale(void) {
-  const char *s = getenv("BALLAST_STRESS_SCALE");
-  int v = s ? atoi(s) : 1;
-  return v >= 1 && v <= 100 ? v : 1;
-}
-
 static void admit_remove_races(void **state) {
   (void)state;
-  int runs = 200 * scale();
+  int runs = 200 * node_stress_scale();
   for (int run = 0; run < runs; run++) {
     char name[64];
     bal__rng r;

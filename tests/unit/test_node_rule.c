@@ -23,25 +23,11 @@
 #include <ballast/error.h>
 #include <ballast/node.h>
 
-#include "node_check.h"
+#include "node_assert.h"
 
 typedef node_fixture fixture;
 #define setup node_fixture_setup
 #define teardown node_fixture_teardown
-
-#define ASSERT_MASK(m, pid, want)         \
-  do {                                    \
-    char got_[256];                       \
-    node_mask_of((m), (pid), got_);       \
-    assert_string_equal(got_, (want));    \
-  } while (0)
-
-/* The child polls and sees `want`. */
-static void assert_polls(node_child *c, const char *want) {
-  char got[256];
-  assert_int_equal(node_child_cmd(c, 'p', got), BAL_OK);
-  assert_string_equal(got, want);
-}
 
 /* Admit a child of job `job` (not yet attached), then attach it. */
 static void admit(fixture *f, node_child *b, int64_t job, int64_t ranks, const int64_t *next_to, int64_t n,
@@ -52,22 +38,12 @@ static void admit(fixture *f, node_child *b, int64_t job, int64_t ranks, const i
   char got[256];
   bal_node_mask_format(&granted, got, sizeof got);
   assert_string_equal(got, want);
-  assert_int_equal(node_child_cmd(b, 'a', NULL), BAL_OK);
-  assert_polls(b, want);
-  assert_true(node_invariant(f->m));
+  node_assert_attach(f->m, b, want);
 }
 
 static void start(fixture *f, node_child *a, int64_t job, int64_t ranks, const char *cpus, const char *want) {
   node_child_spawn(a, f->name, job, ranks, cpus);
-  assert_int_equal(node_child_cmd(a, 'a', NULL), BAL_OK);
-  assert_polls(a, want);
-  assert_true(node_invariant(f->m));
-}
-
-static void finish(fixture *f, node_child *c) {
-  assert_int_equal(node_child_cmd(c, 'd', NULL), BAL_OK);
-  node_child_end(c);
-  assert_true(node_invariant(f->m));
+  node_assert_attach(f->m, a, want);
 }
 
 /* A (1 rank) holds 0-15; admit B: A 0-7, B 8-15; B ends: A 0-15. */
@@ -76,12 +52,12 @@ static void one_rank_guest_ends(void **state) {
   node_child a, b;
   start(f, &a, 1, 1, NULL, "0-15");
   admit(f, &b, 2, 1, NULL, 0, "8-15");
-  assert_polls(&a, "0-7");
+  node_assert_polls(&a, "0-7");
   ASSERT_MASK(f->m, a.pid, "0-7");
-  finish(f, &b);
-  assert_polls(&a, "0-15");
+  node_finish(f->m, &b);
+  node_assert_polls(&a, "0-15");
   ASSERT_MASK(f->m, b.pid, "-");
-  finish(f, &a);
+  node_finish(f->m, &a);
 }
 
 /* Same; A ends while B runs: B 0-15. */
@@ -90,10 +66,10 @@ static void owner_ends_first(void **state) {
   node_child a, b;
   start(f, &a, 1, 1, NULL, "0-15");
   admit(f, &b, 2, 1, NULL, 0, "8-15");
-  finish(f, &a);
-  assert_polls(&b, "0-15");
+  node_finish(f->m, &a);
+  node_assert_polls(&b, "0-15");
   ASSERT_MASK(f->m, b.pid, "0-15");
-  finish(f, &b);
+  node_finish(f->m, &b);
 }
 
 /* A (12 ranks) holds 0-15; admit B: A 0-11, B 12-15; B ends: A 0-15. */
@@ -102,10 +78,10 @@ static void ranks_floor(void **state) {
   node_child a, b;
   start(f, &a, 1, 12, NULL, "0-15");
   admit(f, &b, 2, 1, NULL, 0, "12-15");
-  assert_polls(&a, "0-11");
-  finish(f, &b);
-  assert_polls(&a, "0-15");
-  finish(f, &a);
+  node_assert_polls(&a, "0-11");
+  node_finish(f->m, &b);
+  node_assert_polls(&a, "0-15");
+  node_finish(f->m, &a);
 }
 
 /* A holds 0-7, C holds 8-15; admit B next to both: A 0-3, C 8-11,
@@ -117,18 +93,18 @@ static void two_mates(void **state) {
   start(f, &c, 3, 1, "8-15", "8-15");
   int64_t mates[] = {1, 3};
   admit(f, &b, 2, 1, mates, 2, "4-7,12-15");
-  assert_polls(&a, "0-3");
-  assert_polls(&c, "8-11");
+  node_assert_polls(&a, "0-3");
+  node_assert_polls(&c, "8-11");
   bal_node_cpu_info cpu[16];
   assert_int_equal(bal_node_manager_cpus(f->m, cpu, 16), 16);
   assert_int_equal(cpu[5].owner, 1);
   assert_int_equal(cpu[13].owner, 3);
   assert_int_equal(cpu[2].owner, -1);
-  finish(f, &b);
-  assert_polls(&a, "0-7");
-  assert_polls(&c, "8-15");
-  finish(f, &a);
-  finish(f, &c);
+  node_finish(f->m, &b);
+  node_assert_polls(&a, "0-7");
+  node_assert_polls(&c, "8-15");
+  node_finish(f->m, &a);
+  node_finish(f->m, &c);
 }
 
 /* A job whose ranks fill its CPUs lends nothing: admission is BAL_EBUSY
@@ -146,7 +122,7 @@ static void nothing_to_lend_is_busy(void **state) {
   ASSERT_MASK(f->m, b.pid, "-");
   assert_int_equal(node_child_cmd(&b, 'a', NULL), BAL_EBUSY); /* and no free CPU either */
   node_child_end(&b);
-  finish(f, &a);
+  node_finish(f->m, &a);
 }
 
 /* Bad input gets a clear code and changes nothing. */
@@ -192,8 +168,8 @@ static void bad_input_changes_nothing(void **state) {
   cfg.ranks = 0;
   assert_int_equal(bal_node_attach(&cfg, &p), BAL_EINVAL);
   assert_null(p);
-  finish(f, &a);
-  finish(f, &b);
+  node_finish(f->m, &a);
+  node_finish(f->m, &b);
 }
 
 /* set: a shrink frees CPUs; with a timeout it returns once the process has
@@ -215,7 +191,7 @@ static void set_and_wait(void **state) {
   assert_int_equal(bal_node_mask_parse("0-5", &m), BAL_OK);
   assert_int_equal(bal_node_manager_set(f->m, a.pid, &m, 0.05), BAL_ETIMEDOUT);
   ASSERT_MASK(f->m, a.pid, "0-5");
-  assert_polls(&a, "0-5");
+  node_assert_polls(&a, "0-5");
   /* timeouts past what int64 nanoseconds hold wait (without limit), they
    * do not overflow into an immediate BAL_ETIMEDOUT */
   const double huge[] = {9.3e9, 1e10, 1e300, DBL_MAX};
@@ -228,12 +204,12 @@ static void set_and_wait(void **state) {
   }
   assert_int_equal(bal_node_mask_parse("0-5", &m), BAL_OK);
   assert_int_equal(bal_node_manager_set(f->m, a.pid, &m, 0), BAL_OK);
-  assert_polls(&a, "0-5");
+  node_assert_polls(&a, "0-5");
   /* the freed CPUs 6-15 go to the next process that attaches */
   node_child b;
   start(f, &b, 2, 1, NULL, "6-15");
-  finish(f, &a);
-  finish(f, &b);
+  node_finish(f->m, &a);
+  node_finish(f->m, &b);
 }
 
 /* A registry of the machine's real CPUs: a process attaches with its
@@ -260,7 +236,7 @@ static void real_cpus_bind_the_poller(void **state) {
   node_child a;
   node_child_spawn(&a, name, 1, 1, NULL);
   assert_int_equal(node_child_cmd(&a, 'a', NULL), BAL_OK);
-  assert_polls(&a, want); /* it claimed its affinity set */
+  node_assert_polls(&a, want); /* it claimed its affinity set */
   int64_t first = 0;
   while (!bal_node_mask_has(&mine, first)) first++;
   bal_node_mask_zero(&one);

@@ -86,16 +86,8 @@ static int on(const char *reg) {
   bal_node_mask cpus;
   bal_node_mask_zero(&cpus);
   bal_node_mask_add(&cpus, 0, 3);
-  bal_node_attach_config ac;
-  bal_node_attach_config_init(&ac);
-  ac.registry = reg;
-  ac.cpus = &cpus;
-  bal_pool_config pc;
-  bal_pool_config_init(&pc);
-  pc.nthreads = 2;
-  pc.node = &ac;
   bal_pool *pool;
-  if (bal_pool_create_with(&pc, &pool) != BAL_OK) return 1;
+  if (node_test_pool_on(reg, 2, &cpus, &pool) != BAL_OK) return 1;
   setenv(BAL_NODE_REGISTRY_ENV, reg, 1);
   if (bal__pop_lend_init() != BAL_OK) return 2;
   bal_node_manager *m;
