@@ -191,12 +191,21 @@ static int load_mates(uint32_t job, int64_t *mates, int cap) {
   return n;
 }
 
-/* Keep only the mates with a process on this node. */
-static int64_t mates_here(bal_node_manager *m, int64_t *mates, int64_t n) {
-  static bal_node_proc_info procs[BAL_NODE_MAX_PROCS];
+/* The processes registered on this node, as one admission sees them:
+ * listed once (bal_node_manager_list() locks the registry and cleans dead
+ * processes) and read by mates_here(), guest_here() and waiting_guest().
+ * Static: a snapshot is 72 KiB, large for a stack frame in slurmstepd. */
+static bal_node_proc_info procs[BAL_NODE_MAX_PROCS];
+
+/* List the registry into procs; the count, 0 when it cannot be read. */
+static int list_procs(bal_node_manager *m) {
   int np = bal_node_manager_list(m, procs, BAL_NODE_MAX_PROCS);
   if (np < 0) return 0;
-  if (np > BAL_NODE_MAX_PROCS) np = BAL_NODE_MAX_PROCS;
+  return np > BAL_NODE_MAX_PROCS ? BAL_NODE_MAX_PROCS : np;
+}
+
+/* Keep only the mates with a process among procs[0..np). */
+static int64_t mates_here(int np, int64_t *mates, int64_t n) {
   int64_t k = 0;
   for (int64_t i = 0; i < n; i++) {
     bool here = false;
@@ -208,10 +217,7 @@ static int64_t mates_here(bal_node_manager *m, int64_t *mates, int64_t n) {
 
 /* Is job a guest here: does one of its processes hold borrowed CPUs? (Its
  * first local task was admitted next to its mates.) */
-static bool guest_here(bal_node_manager *m, int64_t job) {
-  static bal_node_proc_info procs[BAL_NODE_MAX_PROCS];
-  int np = bal_node_manager_list(m, procs, BAL_NODE_MAX_PROCS);
-  if (np > BAL_NODE_MAX_PROCS) np = BAL_NODE_MAX_PROCS;
+static bool guest_here(int np, int64_t job) {
   for (int j = 0; j < np; j++)
     if (procs[j].job == job && bal_node_mask_count(&procs[j].borrowed) > 0) return true;
   return false;
@@ -220,10 +226,7 @@ static bool guest_here(bal_node_manager *m, int64_t job) {
 /* A job on this node whose AdminComment names job as a mate: a guest that
  * started here before job did (SLURM can start the guest's step first);
  * -1 when there is none. One slurm_load_job per other job on the node. */
-static int64_t waiting_guest(bal_node_manager *m, uint32_t job) {
-  static bal_node_proc_info procs[BAL_NODE_MAX_PROCS];
-  int np = bal_node_manager_list(m, procs, BAL_NODE_MAX_PROCS);
-  if (np > BAL_NODE_MAX_PROCS) np = BAL_NODE_MAX_PROCS;
+static int64_t waiting_guest(int np, uint32_t job) {
   for (int j = 0; j < np; j++) {
     int64_t other = procs[j].job;
     bool seen = other == (int64_t)job || other < 0 || other > UINT32_MAX;
@@ -276,8 +279,9 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av) {
   if (open_registry(sp, &m, name, sizeof name) != 0) return 0;
   int64_t mates[BAL_SLURM_MAX_MATES];
   int n = local == 0 ? load_mates(job, mates, BAL_SLURM_MAX_MATES) : 0;
-  int64_t nhere = n > 0 ? mates_here(m, mates, n) : 0;
-  bool sibling = local > 0 && guest_here(m, job);
+  int np = list_procs(m);
+  int64_t nhere = n > 0 ? mates_here(np, mates, n) : 0;
+  bool sibling = local > 0 && guest_here(np, job);
   bal_node_mask granted;
   int rc;
   const char *as;
@@ -298,7 +302,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av) {
      * the guest holds and lends it the rule's share back, so the roles in
      * the registry are right; otherwise the free CPUs (next to every job
      * here, should SLURM itself have placed it on a shared node). */
-    int64_t guest = waiting_guest(m, job);
+    int64_t guest = waiting_guest(np, job);
     as = guest >= 0 ? "mate (its guest came first)" : "owner";
     rc = guest >= 0 ? bal_node_manager_admit_mate(m, pid, job, ntasks, guest, &granted)
                     : BAL_ENOTFOUND;

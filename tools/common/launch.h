@@ -80,6 +80,12 @@ bool launch_fits(const char *prog, long long ranks);
  * if unknown. */
 double launch_mem_available(void);
 
+/* The memory mappings one process may hold (vm.max_map_count, read from
+ * /proc/sys/vm/max_map_count), or -1 if unknown: what caps the ranks of a
+ * SimGrid simulation, all of them in one process (simulate-common's
+ * --ranks check, dlb-bench's bulk buffer check). */
+long long launch_max_map_count(void);
+
 /* ---- launch_rank.c ---- */
 
 /* Under mpirun every rank parses the same command line and would print

@@ -44,6 +44,11 @@ static long long proc_number(const char *path) {
   return v;
 }
 
+long long launch_max_map_count(void) {
+  long long v = proc_number("/proc/sys/vm/max_map_count");
+  return v > 0 ? v : -1;
+}
+
 /* Threads running now: the user's own (what RLIMIT_NPROC counts) in
  * *mine, everyone's (what threads-max counts) in *all. -1 if /proc cannot
  * be read. */

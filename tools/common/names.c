@@ -67,6 +67,18 @@ const char *names_help(char *buf, size_t n, const char *head, names_fn name, con
   return buf;
 }
 
+const char *names_list(char *buf, size_t n, names_fn name, const char *sep) {
+  if (n == 0) return buf;
+  buf[0] = '\0';
+  size_t len = 0;
+  for (int i = 0; name(i) && len < n; i++) {
+    int w = snprintf(buf + len, n - len, "%s%s", i ? sep : "", name(i));
+    if (w < 0) break;
+    len += (size_t)w;
+  }
+  return buf;
+}
+
 const char *names_find(names_fn name, const char *text) {
   for (int i = 0; name(i); i++)
     if (!strcmp(name(i), text)) return name(i);

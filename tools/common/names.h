@@ -19,6 +19,11 @@ typedef const char *(*names_fn)(int i);
 const char *names_help(char *buf, size_t n, const char *head, names_fn name, const char *dflt,
                        const char *tail);
 
+/* Write into buf[n] the names name(0), name(1), ... separated by sep (an
+ * error's list of what is accepted). Returns buf; text that does not fit
+ * in n bytes is cut off. */
+const char *names_list(char *buf, size_t n, names_fn name, const char *sep);
+
 /* The registered name equal to text, or NULL. */
 const char *names_find(names_fn name, const char *text);
 

@@ -6,16 +6,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "names.h"
 
 const char *sched_policy_list(char *buf, size_t n, const char *sep) {
-  size_t len = 0;
-  buf[0] = '\0';
-  for (int i = 0; bal_sched_policy_name(i) && len < n; i++) {
-    int w = snprintf(buf + len, n - len, "%s%s", i ? sep : "", bal_sched_policy_name(i));
-    if (w < 0) break;
-    len += (size_t)w;
-  }
-  return buf;
+  return names_list(buf, n, bal_sched_policy_name, sep);
 }
 
 const char *sched_policy_help(char *buf, size_t n, const char *dflt) {
@@ -25,8 +19,7 @@ const char *sched_policy_help(char *buf, size_t n, const char *dflt) {
 }
 
 int sched_check_policy(const char *prog, const char *flag, const char *name) {
-  for (int i = 0; bal_sched_policy_name(i); i++)
-    if (!strcmp(name, bal_sched_policy_name(i))) return CLI_CONTINUE;
+  if (names_find(bal_sched_policy_name, name)) return CLI_CONTINUE;
   char names[256];
   return cli_usage_error(prog, "%s: unknown policy '%s' (%s)", flag, name,
                          sched_policy_list(names, sizeof names, ", "));

@@ -19,6 +19,16 @@
 #include "common/launch.h"
 #include "dlb.h"
 
+/* The per-rank and per-iteration figures of runs[0..n) (rank 0's; NULL on
+ * the other ranks). */
+static void free_runs(run_out *runs, int n) {
+  for (int k = 0; k < n; k++) {
+    free(runs[k].final_work);
+    free(runs[k].iter_efficiency);
+    free(runs[k].iter_resolution);
+  }
+}
+
 int main(int argc, char **argv) {
   opts o;
   launch_mute_begin(); /* under mpirun, rank 0 alone prints a usage error */
@@ -66,11 +76,7 @@ int main(int argc, char **argv) {
     if (dlb_run_policy(&o, o.policies[k], last && o.trace, rank, p, tasks, &runs[k], &c) != BAL_OK) {
       /* Every rank failed together (the cause is on stderr). */
       bal_steal_destroy(c.s);
-      for (int j = 0; j <= k; j++) {
-        free(runs[j].final_work);
-        free(runs[j].iter_efficiency);
-        free(runs[j].iter_resolution);
-      }
+      free_runs(runs, k + 1);
       free(counts);
       free(c.ev);
       MPI_Finalize();
@@ -99,12 +105,8 @@ int main(int argc, char **argv) {
       if (o.plot) printf("work distribution plot: %s\n", o.plot);
       if (o.trace) printf("timeline (Chrome trace, open in https://ui.perfetto.dev): %s\n", o.trace);
     }
-    for (int k = 0; k < o.npolicies; k++) {
-      free(runs[k].final_work);
-      free(runs[k].iter_efficiency);
-      free(runs[k].iter_resolution);
-    }
   }
+  free_runs(runs, o.npolicies);
   free(counts);
   free(c.ev);
   int okv = ok, all_ok = 1;

@@ -42,15 +42,8 @@ static bool parse_policies(const char *v, void *dest, char *err, size_t n) {
     const char *name = policy_named(p, len);
     if (!name) {
       char known[256];
-      size_t k = 0;
-      known[0] = '\0';
-      for (int i = 0; bal_steal_policy_name(i) && k < sizeof known; i++) {
-        int w = snprintf(known + k, sizeof known - k, "%s, ", bal_steal_policy_name(i));
-        if (w < 0) break;
-        k += (size_t)w;
-      }
-      snprintf(err, n, "unknown policy '%.*s' in '%s' (%sall, or a comma-separated list)",
-               (int)len, p, v, known);
+      snprintf(err, n, "unknown policy '%.*s' in '%s' (%s, all, or a comma-separated list)",
+               (int)len, p, v, names_list(known, sizeof known, bal_steal_policy_name, ", "));
       return false;
     }
     if (o->npolicies == DLB_MAX_POLICIES) {

@@ -66,9 +66,8 @@ static int task(const void *input, size_t in_len, void *output, size_t out_cap, 
  * Called on rank 0 (all ranks are threads of this process): true, with
  * what is needed and allowed, when the run would not fit. */
 static bool bulk_maps_short(int p, long long *need, long long *limit) {
-  FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
-  bool known = f && fscanf(f, "%lld", limit) == 1 && *limit > 0;
-  if (f) fclose(f);
+  *limit = launch_max_map_count();
+  bool known = *limit > 0;
   long long now = 0;
   FILE *m = known ? fopen("/proc/self/maps", "r") : NULL;
   for (int c; m && (c = fgetc(m)) != EOF;) now += c == '\n';

@@ -68,29 +68,36 @@ static void awf_weights(fac_state *s) {
   }
 }
 
+/* AF's estimates of a worker's iteration time: whether it has measured
+ * any, their mean mu and, from two chunks on, their variance (else 0). */
+static bool af_measured(const fac_thread *h) { return h->n > 0 && h->t > 0; }
+static double af_mu(const fac_thread *h) { return h->t / h->n; }
+static double af_var(const fac_thread *h) {
+  return h->chunks >= 2 ? fmax(0, (h->q - h->t * h->t / h->n) / h->chunks) : 0;
+}
+
 static double af_chunk(const fac_state *s, int self, double R) {
   double sum_mu = 0, sum_var = 0;
   int known = 0;
   for (int i = 0; i < s->P; i++) {
     const fac_thread *h = &s->th[i];
-    if (h->n <= 0 || h->t <= 0) continue;
-    double mu = h->t / h->n;
-    sum_mu += mu;
-    if (h->chunks >= 2) sum_var += fmax(0, (h->q - h->t * h->t / h->n) / h->chunks);
+    if (!af_measured(h)) continue;
+    sum_mu += af_mu(h);
+    sum_var += af_var(h);
     known++;
   }
   const fac_thread *me = &s->th[self];
-  if (!known || me->n <= 0 || me->t <= 0) return ceil(R / (2.0 * s->P));
+  if (!known || !af_measured(me)) return ceil(R / (2.0 * s->P));
   double mu_avg = sum_mu / known, var_avg = sum_var / known, D = 0, inv = 0;
   for (int i = 0; i < s->P; i++) {
     const fac_thread *h = &s->th[i];
-    bool has = h->n > 0 && h->t > 0;
-    double mu = has ? h->t / h->n : mu_avg;
-    double var = has && h->chunks >= 2 ? fmax(0, (h->q - h->t * h->t / h->n) / h->chunks) : var_avg;
+    bool has = af_measured(h);
+    double mu = has ? af_mu(h) : mu_avg;
+    double var = has && h->chunks >= 2 ? af_var(h) : var_avg;
     D += var / mu;
     inv += 1 / mu;
   }
-  double T = 1 / inv, mu_i = me->t / me->n;
+  double T = 1 / inv, mu_i = af_mu(me);
   return (D + 2 * T * R - sqrt(D * D + 4 * D * T * R)) / (2 * mu_i);
 }
 

@@ -5,7 +5,6 @@
 #include "common/json.h"
 #include "heat.h"
 
-
 void report_json(const heat_opts *o, const heat_result *r) {
   json_writer j;
   char hex[32];

@@ -67,7 +67,6 @@ bool trace_plot(const heat_trace *tr, const heat_opts *o, const char *path, int 
     if (tr->s[k].rate > top) top = tr->s[k].rate;
   }
   top *= 1.15;
-  const char *bal = o->balancer;
   fprintf(g, "set terminal pngcairo size 900,500 noenhanced font ',10'\nset output ");
   gnuplot_string(g, png.tmp);
   fprintf(g, "\n");
@@ -76,7 +75,7 @@ bool trace_plot(const heat_trace *tr, const heat_opts *o, const char *path, int 
              "set xlabel 'time (s)'\nset ylabel 'rows held'\nset y2label 'rows/s'\n"
              "set ytics nomirror\nset y2tics\nset yrange [0:*]\nset y2range [0:%g]\n"
              "set key bottom right\nset grid\nset style fill transparent solid 0.15 noborder\n",
-          rank, bal, heat_load_name(o->load), o->slowdown, o->filter ? "" : ", no filter",
+          rank, o->balancer, heat_load_name(o->load), o->slowdown, o->filter ? "" : ", no filter",
           o->threshold ? "" : ", no threshold", o->profitability ? "" : ", no profitability", top);
   /* the load's on-phases as a shaded band behind the curves */
   fprintf(g,

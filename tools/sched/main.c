@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/cli.h"
+#include "common/names.h"
 #include "common/output.h"
 #include "common/sched_flags.h"
 #include "common/share_flag.h"
@@ -36,9 +37,7 @@ static bool setting_known(const char *key, const char *value, char *err, size_t 
   const char *dot = strchr(key, '.');
   char policy[BAL_SCHED_SETTING_LEN], list[192] = "";
   snprintf(policy, sizeof policy, "%.*s", (int)(dot - key), key);
-  bool known = false;
-  for (int i = 0; bal_sched_policy_name(i); i++) known |= !strcmp(bal_sched_policy_name(i), policy);
-  if (!known) {
+  if (!names_find(bal_sched_policy_name, policy)) {
     snprintf(err, n, "'%s': no policy '%s' (%s)", key, policy,
              sched_policy_list(list, sizeof list, ", "));
     return false;

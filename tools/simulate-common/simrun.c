@@ -62,12 +62,9 @@ bool sim_forward(const char *arg, void *ctx) {
  * simulated program's own mappings come on top (DLB_Bench's shared bulk
  * buffer: its own check, tools/dlb-bench). */
 static bool ranks_fit(const char *prog, long long ranks) {
-  FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
-  long long limit = 0;
-  bool known = f && fscanf(f, "%lld", &limit) == 1 && limit > 0;
-  if (f) fclose(f);
+  long long limit = launch_max_map_count();
   long long need = 2 * ranks + SIM_OWN_MAPS;
-  if (!known || need <= limit) return true;
+  if (limit < 0 || need <= limit) return true;
   fprintf(stderr,
           "%s: --ranks %lld: the simulation needs about %lld memory mappings (2 per simulated "
           "rank, for its stack) and this system allows %lld (vm.max_map_count): at most %lld "

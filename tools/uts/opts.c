@@ -58,10 +58,9 @@ static bool parse_policy(const char *v, void *d, char *err, size_t n) {
     *(const char **)d = name;
     return true;
   }
-  int w = snprintf(err, n, "unknown policy '%s' (", v);
-  for (int i = 0; bal_steal_policy_name(i) && w > 0 && (size_t)w < n; i++)
-    w += snprintf(err + w, n - (size_t)w, "%s%s", i ? ", " : "", bal_steal_policy_name(i));
-  if (w > 0 && (size_t)w < n) snprintf(err + w, n - (size_t)w, ")");
+  char known[256];
+  snprintf(err, n, "unknown policy '%s' (%s)", v,
+           names_list(known, sizeof known, bal_steal_policy_name, ", "));
   return false;
 }
 
