@@ -19,17 +19,6 @@
 
 #include "node_internal.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define BAL__TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define BAL__TSAN 1
-#endif
-#endif
-#ifndef BAL__TSAN
-#define BAL__TSAN 0
-#endif
-
 static _Thread_local sigjmp_buf *volatile guard; /* set only inside bal__node_load_gen */
 static struct sigaction previous;                /* SIGBUS's handler before ours */
 static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;

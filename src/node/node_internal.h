@@ -46,6 +46,19 @@
 #include <ballast/node.h>
 #include <ballast/share.h>
 
+/* BAL__TSAN: a ThreadSanitizer build, where some calls take another path
+ * that TSan can follow (guard.c, shm.c). */
+#if defined(__SANITIZE_THREAD__)
+#define BAL__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define BAL__TSAN 1
+#endif
+#endif
+#ifndef BAL__TSAN
+#define BAL__TSAN 0
+#endif
+
 #define BAL__NODE_MAGIC 0x3145444f4e4c4142ull /* "BALNODE1" in little-endian bytes */
 #define BAL__NODE_VERSION 2u /* 2: use[], lend_gen, lending */
 

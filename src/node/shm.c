@@ -10,9 +10,14 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "node_internal.h"
+
+#if BAL__TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
 
 int bal__node_name(const char *name, char out[BAL_NODE_NAME_MAX + 1]) {
   if (!name) name = getenv(BAL_NODE_REGISTRY_ENV);
@@ -104,11 +109,50 @@ int bal__node_check(const bal__node_map *map) {
   return (uint64_t)st.st_size == sizeof(bal__node_shm) ? BAL_OK : BAL_EFORMAT;
 }
 
+/* The lock waits in slices of LOCK_SLICE_NS and tries again after each.
+ * A robust futex's owner that dies wakes one waiter; when that waiter dies
+ * too before taking the lock (a process SIGKILLed with one thread holding
+ * the lock and another waiting for it), no one wakes the waiters of other
+ * processes, and they would sleep on a free lock forever (seen in
+ * test_node_lend's lend_races). A waiter that times out reads the lock
+ * word again and takes the lock if it is free. An uncontended lock is one
+ * trylock, as before; only a contended one reads the clock. */
+#define LOCK_SLICE_NS 10000000L /* 10 ms: a lost wake-up costs at most this */
+
+static int lock_retrying(pthread_mutex_t *m) {
+  int e = pthread_mutex_trylock(m); /* uncontended: no clock read */
+  if (e != EBUSY) return e;
+  for (;;) {
+    struct timespec until;
+    /* CLOCK_REALTIME, as pthread_mutex_timedlock takes it (sanitizers
+     * intercept it, not pthread_mutex_clocklock): a clock step only
+     * lengthens or shortens one slice. */
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += LOCK_SLICE_NS;
+    if (until.tv_nsec >= 1000000000L) {
+      until.tv_sec++;
+      until.tv_nsec -= 1000000000L;
+    }
+    e = pthread_mutex_timedlock(m, &until);
+#if BAL__TSAN
+    /* TSan's pthread_mutex_timedlock records a lock taken with 0 only (its
+     * lock and trylock also count EOWNERDEAD): tell it, or it reports the
+     * unlock that follows (pre_lock, then post_lock, is the annotation's
+     * required pair). */
+    if (e == EOWNERDEAD) {
+      __tsan_mutex_pre_lock(m, __tsan_mutex_try_lock);
+      __tsan_mutex_post_lock(m, __tsan_mutex_try_lock, 0);
+    }
+#endif
+    if (e != ETIMEDOUT) return e;
+  }
+}
+
 int bal__node_lock(const bal__node_map *map) {
   int rc = bal__node_check(map);
   if (rc != BAL_OK) return rc;
   bal__node_shm *s = map->shm;
-  int e = pthread_mutex_lock(&s->lock);
+  int e = lock_retrying(&s->lock);
   if (e == 0) {
     if (bal__node_validate(s, false) == BAL_OK) return BAL_OK;
     pthread_mutex_unlock(&s->lock);

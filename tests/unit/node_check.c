@@ -14,7 +14,12 @@
 
 int node_test_registry(char name[64], int64_t ncpus) {
   static int counter;
-  snprintf(name, 64, "/ballast-test-node-%ld-%d", (long)getpid(), counter++);
+  /* The clock's nanoseconds too: a run killed by a timeout leaves its
+   * segments behind, and a later run given the same pid must not collide
+   * with them (create refuses an existing name with BAL_EBUSY). */
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  snprintf(name, 64, "/ballast-test-node-%ld-%d-%ld", (long)getpid(), counter++, (long)now.tv_nsec);
   bal_node_registry_config cfg;
   bal_node_registry_config_init(&cfg);
   cfg.name = name;
