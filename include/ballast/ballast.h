@@ -44,6 +44,7 @@
 #include <ballast/features.h>
 
 #include <ballast/rebalance_plan.h>
+#include <ballast/partition.h>
 
 /* By the installed features, not by probing for <mpi.h>: a program then
  * sees the same declarations whichever include path it was given, and a
