@@ -20,7 +20,10 @@
  *   BAL_PARTITION_CURVE_BITS bits per dimension over the domain box) and
  *   the ordered string is cut into P consecutive pieces of near-equal
  *   weight by bal_rebalance_cuts() (ballast/rebalance_plan.h). Region: a
- *   half-open interval of curve keys. O(n log n).
+ *   half-open interval of curve keys (items closer than one curve cell
+ *   share a key and may still be split by a cut: the next piece's first
+ *   key is then the key of the last item of the piece before). O(n) keys,
+ *   a radix sort, O(n + P log n) cuts.
  * - "rcb": weighted recursive coordinate bisection for any P: a box with p
  *   parts is cut across its longest dimension into floor(p/2) and
  *   ceil(p/2) parts, the weight split in the same proportion; the cut is
@@ -31,6 +34,7 @@
  * - "tensor": a Cartesian grid of px x py [x pz] parts; along each
  *   dimension the planes are placed so that the slabs between them carry
  *   equal summed weight (ALL's tensor method). Region: a box. O(n log n).
+ *   A hotspot is balanced only as far as its slabs' projections allow.
  * - "staggered": px slabs along x balanced as in "tensor", then each slab
  *   cut into py columns along y with its own planes, then each column into
  *   pz boxes along z (ALL's staggered method). Region: a box. O(n log n).
@@ -215,7 +219,9 @@ BAL_API const char *bal_partition_method_name(int i);
  *         tolerance, max_move_fraction outside [0, 1], a `prev` of another
  *         method, part count, grid or domain, or a minimum extent the
  *         domain cannot hold (fewer than parts boxes of that size fit, or a
- *         dimension of the process grid does not);
+ *         dimension of the process grid does not; "rcb" also when a
+ *         bisection finds no dimension in which both halves can hold their
+ *         parts, which can happen although parts boxes would fit);
  *         BAL_ERANGE if the move limit cannot be met (above);
  *         BAL_ENOMEM. On error `part` and `*out` are untouched.
  * Thread-safety: safe (pure, reentrant); `prev` may be shared between threads.
