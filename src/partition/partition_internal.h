@@ -4,6 +4,7 @@
  *   result.c     the result handle: configuration defaults, accessors, destroy
  *   method.c     the registry of methods (names to plan/place); one file each:
  *   hilbert.c      "hilbert" (Hilbert keys) and morton.c "morton" (bit interleaving),
+ *                  both spreading bits with spread.h,
  *                  both strings cut by sfc.c
  *   rcb.c          "rcb" (recursive bisection by weighted selection)
  *   tensor.c       "tensor" and staggered.c "staggered", both made of slabs.c
