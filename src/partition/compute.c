@@ -53,7 +53,8 @@ static int resolve_grid(bal__part_ctx *c, const bal__part_method *m) {
     double fit = 1.0;
     for (int d = 0; d < c->dim; d++) {
       if (cfg->min_extent[d] > 0.0 && ext[d] < cfg->min_extent[d]) return BAL_EINVAL;
-      fit *= cfg->min_extent[d] > 0.0 ? floor(ext[d] / cfg->min_extent[d]) : INFINITY;
+      fit *= cfg->min_extent[d] > 0.0 ? floor(ext[d] / cfg->min_extent[d] * (1.0 + 1e-9))
+                                      : INFINITY;
     }
     return fit >= (double)c->parts ? BAL_OK : BAL_EINVAL;
   }

@@ -121,6 +121,11 @@ static int64_t select_split(rcb_run *run, rec *r, int64_t m, int d, double targe
   return lo;
 }
 
+/* Minimum boxes of side m that fit across extent e. Extents are
+ * differences of planes that were placed at lo + k m, so they may fall an
+ * ulp short of a multiple of m: a relative slack of 1e-9 counts them whole. */
+static double fits(double e, double m) { return floor(e / m * (1.0 + 1e-9)); }
+
 /* Thickness that p parts need along d when the other dimensions of a box
  * of extents e hold q minimum boxes. */
 static double need(double m, int p, double q) {
@@ -159,9 +164,10 @@ static int bisect(rcb_run *run, rec *r, int64_t m, double *lo, double *hi, int p
     int e = dims[q];
     double others = 1.0;
     for (int f = 0; f < dim; f++)
-      if (f != e) others *= me[f] > 0.0 ? floor((hi[f] - lo[f]) / me[f]) : INFINITY;
+      if (f != e) others *= me[f] > 0.0 ? fits(hi[f] - lo[f], me[f]) : INFINITY;
     double a = lo[e] + need(me[e], p1, others), b = hi[e] - need(me[e], p2, others);
-    if (a <= b) {
+    if (a <= b + 1e-9 * me[e]) {
+      if (a > b) a = b = lo[e] + (hi[e] - lo[e]) / 2.0; /* an ulp apart */
       d = e;
       cmin = a;
       cmax = b;
