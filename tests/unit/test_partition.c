@@ -124,39 +124,32 @@ static void neighbors_26(void **state) {
   bal_partition_result_destroy(r);
 }
 
-/* Items at the centres of an 8 x 8 grid, one per part: the parts in label
- * order follow the curve, and Hilbert's consecutive cells share a face. */
-static void hilbert_cells_adjacent(void **state) {
-  (void)state;
-  const int64_t cells[3] = {8, 8, 1};
-  double coords[64 * 2];
-  pc_grid_coords(2, cells, coords);
-  int part[64];
+/* Items at the centres of a side^dim grid (64 cells), one per part: the
+ * parts in label order follow the curve, and Hilbert's consecutive cells
+ * share a face. */
+static void hilbert_steps_are_faces(int dim, int side) {
+  const int64_t cells[3] = {side, side, dim == 3 ? side : 1};
+  double coords[64 * 3];
+  pc_grid_coords(dim, cells, coords);
+  int part[64], at[64];
   bal_partition_config cfg;
   bal_partition_config_init(&cfg);
   cfg.method = "hilbert";
   cfg.parts = 64;
-  bal_partition_input in = {2, {0, 0, 0}, {8, 8, 0}, 64, coords, NULL, NULL};
+  bal_partition_input in = {dim, {0, 0, 0}, {side, side, side}, 64, coords, NULL, NULL};
   assert_int_equal(bal_partition_compute(&in, &cfg, NULL, part, NULL), BAL_OK);
-  int at[64];
   for (int i = 0; i < 64; i++) at[part[i]] = i;
   for (int k = 0; k + 1 < 64; k++) {
-    int a = at[k], b = at[k + 1];
-    int dx = abs(a % 8 - b % 8), dy = abs(a / 8 - b / 8);
-    assert_int_equal(dx + dy, 1);
-  }
-  /* 3-D: 4 x 4 x 4 */
-  const int64_t c3[3] = {4, 4, 4};
-  double x3[64 * 3];
-  pc_grid_coords(3, c3, x3);
-  bal_partition_input in3 = {3, {0, 0, 0}, {4, 4, 4}, 64, x3, NULL, NULL};
-  assert_int_equal(bal_partition_compute(&in3, &cfg, NULL, part, NULL), BAL_OK);
-  for (int i = 0; i < 64; i++) at[part[i]] = i;
-  for (int k = 0; k + 1 < 64; k++) {
-    int a = at[k], b = at[k + 1];
-    int d = abs(a % 4 - b % 4) + abs(a / 4 % 4 - b / 4 % 4) + abs(a / 16 - b / 16);
+    int a = at[k], b = at[k + 1], d = 0;
+    for (int stride = 1; stride < 64; stride *= side) d += abs(a / stride % side - b / stride % side);
     assert_int_equal(d, 1);
   }
+}
+
+static void hilbert_cells_adjacent(void **state) {
+  (void)state;
+  hilbert_steps_are_faces(2, 8);
+  hilbert_steps_are_faces(3, 4);
 }
 
 /* Morton order on a 4 x 4 grid: the cell whose interleaved bits (x low)
