@@ -201,7 +201,14 @@ BAL_API const char *bal_partition_method_name(int i);
  *   bisection that keeps within the limit. When even the current
  *   boundaries exceed it (`from` is not a decomposition of this method),
  *   or the method cannot move part of the way ("rcb", box methods without
- *   `prev`), the call fails with BAL_ERANGE.
+ *   `prev`), the call fails with BAL_ERANGE. Part of the way, the parts
+ *   keep the labels that follow the current decomposition (no REMAP).
+ *
+ * Cost: the method's (see the top), plus O(n) for checks and labels,
+ * O(n + pairs log pairs) for REMAP (pairs: distinct (new, current) part
+ * pairs), 20 placements more when the move limit binds, and for the box
+ * methods' neighbour lists a sweep along x: O(P log P + touching pairs)
+ * for boxes in a grid, O(P^2) at worst (boxes that all span x).
  *
  * @param in     the items (see bal_partition_input).
  * @param cfg    configuration, or NULL for the defaults.

@@ -3,6 +3,7 @@
  * Nothing the caller gave is written before every check and allocation
  * has succeeded. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,6 +154,7 @@ int bal_partition_compute(const bal_partition_input *in, const bal_partition_con
   c.incremental = cfg->incremental && in->from;
   int64_t n = in->n;
   int p = c.parts;
+  if ((uint64_t)n > SIZE_MAX / 64) return BAL_ENOMEM; /* n records of up to 40 bytes */
   bal__part_plan pl = {0};
   int *piece = malloc((size_t)n * sizeof *piece);
   int *label = malloc((size_t)p * sizeof *label);
