@@ -139,15 +139,16 @@ calls = sum(r["calls"] for r in g["per_rank"])
 print(f"pop: elapsed {g['elapsed_s']:.3f} s, useful {useful:.3f} s, MPI {mpi:.4f} s in {calls} calls, "
       f"PE {g['parallel_efficiency']:.4f} | uts: time {T:.3f} s, work {work:.3f} s, "
       f"idle {u['steal']['idle_s']:.3f} s, work / (P x time) {work / (P * T):.4f}")
-# The search is the run: pop's elapsed (MPI_Init to MPI_Finalize) is uts's
-# time plus the set-up, a few milliseconds.
-assert abs(g["elapsed_s"] - T) <= 0.05 * T, (g["elapsed_s"], T)
+E = g["elapsed_s"]
+# pop's run (MPI_Init to MPI_Finalize) holds uts's search: longer by the
+# set-up and the end, 1-2 ms unless a loaded machine holds a rank up there.
+assert E >= T - 0.001, (E, T)
 # Tasks are useful time (outside MPI) for pop too, but for the polls they
 # make every 256 nodes (measured, so 2% off).
 assert useful >= 0.98 * work, (useful, work)
-# pop's MPI time is spent outside tasks (uts's P x time - work) but for
-# those same polls.
-assert mpi <= P * T - work + 0.02 * P * T, (mpi, P * T - work)
+# pop's MPI time is spent outside tasks (P x pop's elapsed - uts's task
+# time) but for those same polls.
+assert mpi <= P * E - work + 0.02 * P * T, (mpi, P * E - work)
 # The polls are measured: without the MPI_Test/MPI_Iprobe wrappers the
 # ranks made 297-403 measured calls in this run, with them 11,039-14,886
 # (docs/pop.md, "Polling").
