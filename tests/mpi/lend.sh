@@ -25,7 +25,8 @@ unset BALLAST_LEND
 export BALLAST_NODE=1
 # The clock too, so that a registry left by a killed run whose pid is
 # reused cannot collide (docs/node.md).
-export BALLAST_NODE_REGISTRY="/ballast-test-lend-$$-$(date +%s%N)"
+BALLAST_NODE_REGISTRY="/ballast-test-lend-$$-$(date +%s%N)"
+export BALLAST_NODE_REGISTRY
 tmp=$(mktemp -d)
 mon=
 cleanup() {

@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2016 # jq filters: $a and $b are jq's variables
 # `ballast node list` shows lending (docs/node.md, "Lending"): on a
 # registry of 4 virtual CPUs, A (job 1, CPUs 0-1) lends, B (job 2, CPUs
 # 2-3) borrows at its poll, A reclaims, B gives back at its next poll, and
@@ -14,7 +15,8 @@ if ! command -v jq >/dev/null; then
   echo "SKIP: needs jq"
   exit 77
 fi
-export BALLAST_NODE_REGISTRY="ballast-test-node-lend-$$-$(date +%s%N)"
+BALLAST_NODE_REGISTRY="ballast-test-node-lend-$$-$(date +%s%N)"
+export BALLAST_NODE_REGISTRY
 pids=""
 tmp=$(mktemp -d)
 cleanup() {
@@ -43,7 +45,10 @@ start() {
   printf -v "${name}_PID" %s "$p"
   printf -v "${name}_IN" %s "$fin"
   printf -v "${name}_OUT" %s "$fout"
-  read -r -t 10 line <&"$fout" && [ "$line" = attached ] || { echo "FAIL: $name: '$line'"; exit 1; }
+  if ! read -r -t 10 line <&"$fout" || [ "$line" != attached ]; then
+    echo "FAIL: $name: '$line'"
+    exit 1
+  fi
 }
 # say NAME COMMAND EXPECTED: one command, its one-line answer checked
 say() {
