@@ -405,7 +405,7 @@ int node_list(const node_opts *o) {
     for (int k = 0; k < nu && len < sizeof uses; k++) {
       bal_node_mask u = using_of(&v, i, lend[k]);
       format(&u, list, sizeof list);
-      len += (size_t)snprintf(uses + len, sizeof uses - len, "%s%s of %" PRId64, k ? "," : "",
+      len += (size_t)snprintf(uses + len, sizeof uses - len, "%s%s of %" PRId64, k ? ", " : "",
                               list, lend[k]);
     }
     printf(" %-20s", uses[0] ? uses : "-");
