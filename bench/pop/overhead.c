@@ -51,7 +51,8 @@ int main(int argc, char **argv) {
   const char *call = argc > 3 ? argv[3] : "allreduce";
   if (n < 1 || reps < 1 || reps > 1000 ||
       (strcmp(call, "allreduce") && strcmp(call, "iprobe") && strcmp(call, "test"))) {
-    fprintf(stderr, "usage: bench_pop_overhead [N >= 1] [REPS in 1..1000] [allreduce|iprobe|test]\n");
+    fprintf(stderr,
+            "usage: bench_pop_overhead [N >= 1] [REPS in 1..1000] [allreduce|iprobe|test]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   double *wrapped = malloc((size_t)reps * sizeof *wrapped);
