@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Lending on real CPUs (tests/mpi/test_lend.c; issue 27's acceptance): an
-# unmodified MPI + bal_for program, 2 ranks each bound to one core and
+# unmodified MPI + bal_for program, 2 ranks each bound to one hardware
+# thread of its own core (one CPU each, also where cores have several) and
 # attached (BALLAST_NODE=1) to a registry of the machine's CPUs, run under
 # `ballast pop` without and then with --lend (BALLAST_LEND=1), twice in
 # turn, each run under a separate monitor process that checks the
@@ -45,7 +46,7 @@ one() {
   shift
   "$bin" monitor "$BALLAST_NODE_REGISTRY" >"$tmp/$label.mon" &
   mon=$!
-  "$pop" "$@" -- "$mpiexec" -n 2 --bind-to core --map-by core "$bin" run "$iters" >"$out" 2>&1 \
+  "$pop" "$@" -- "$mpiexec" -n 2 --map-by core --bind-to hwthread "$bin" run "$iters" >"$out" 2>&1 \
     || fail "$label: the program failed: $(cat "$out")"
   kill -TERM "$mon"
   wait "$mon" || fail "$label: the monitor saw the invariant broken: $(cat "$tmp/$label.mon")"
@@ -56,7 +57,7 @@ one() {
   grep '^times_ms ' "$out" | cut -d' ' -f2- >>"$tmp/$label.times"
   echo "$label: errors $errors, rank 0's worker 1 ran $helped indices; monitor: $checks checks, lent CPUs seen in $lent, $procs processes attached"
   [ "$errors" -eq 0 ] || fail "$label: $errors indices did not run exactly once"
-  [ "$procs" -eq 2 ] || fail "$label: $procs processes attached, not 2 (binding to one core each?)"
+  [ "$procs" -eq 2 ] || fail "$label: $procs processes attached, not 2 (bound to one CPU each?)"
   if [ "$label" = off ]; then
     [ "$lent" -eq 0 ] || fail "without BALLAST_LEND a CPU was lent"
     [ "$helped" -eq 0 ] || fail "without BALLAST_LEND rank 0 ran on a second CPU"

@@ -2,8 +2,8 @@
  * a plain MPI + bal_for program that knows nothing of lending. 2 ranks,
  * each a 2-worker `for` pool; run with BALLAST_NODE=1 and
  * BALLAST_NODE_REGISTRY naming a registry of the machine's CPUs, each rank
- * bound to one core (mpiexec --bind-to core), so that each attaches with
- * that one CPU. Each iteration rank 0 spins through 3 units of work, rank
+ * bound to one CPU (mpiexec --map-by core --bind-to hwthread), so that
+ * each attaches with that one CPU. Each iteration rank 0 spins through 3 units of work, rank
  * 1 through 1, then both meet in MPI_Barrier. Under libballast_pop.so with
  * BALLAST_LEND=1 (`ballast pop --lend`) rank 1 lends its CPU while it
  * waits in the barrier and rank 0's pool borrows it at its next poll, so
