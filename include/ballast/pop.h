@@ -19,8 +19,9 @@
  *
  * A process measures MPI time through bal_pop_mpi_enter()/bal_pop_mpi_exit(),
  * which the interposition library libballast_pop.so calls around every
- * blocking MPI call of an unmodified program (docs/pop.md lists them); a
- * program may also call them itself. Named regions (bal_pop_region_*)
+ * blocking MPI call of an unmodified program, and
+ * bal_pop_mpi_poll_enter()/bal_pop_mpi_exit() around its tests and probes
+ * (docs/pop.md lists them); a program may also call them itself. Named regions (bal_pop_region_*)
  * split the run; the whole run from bal_pop_init() is the implicit region
  * BAL_POP_GLOBAL ("global"). bal_pop_report_create() gathers every rank's
  * times into a report, collectively.
@@ -81,8 +82,20 @@ BAL_API int bal_pop_init(void);
 BAL_API void bal_pop_mpi_enter(void);
 
 /**
- * The calling thread leaves the MPI call bal_pop_mpi_enter() announced: the
- * time since is added to the MPI time of every running region.
+ * The calling thread enters an MPI call that returns at once, a test or a
+ * probe (MPI_Test*, MPI_Iprobe, MPI_Improbe): its time is MPI time, as
+ * with bal_pop_mpi_enter(), but the call never lends CPUs (BALLAST_LEND
+ * lends at blocking calls only). Close it with bal_pop_mpi_exit(). Nested
+ * calls count once, as bal_pop_mpi_enter()'s.
+ * Thread-safety: as bal_pop_mpi_enter().
+ */
+BAL_API void bal_pop_mpi_poll_enter(void);
+
+/**
+ * The calling thread leaves the MPI call bal_pop_mpi_enter() or
+ * bal_pop_mpi_poll_enter() announced: the time since is added to the MPI
+ * time of every running region (and, after bal_pop_mpi_enter() with
+ * BALLAST_LEND=1, the CPUs lent are reclaimed).
  * Thread-safety: as bal_pop_mpi_enter().
  */
 BAL_API void bal_pop_mpi_exit(void);

@@ -59,6 +59,7 @@ double bal__pop_ns_per_tick(int64_t now_ns) {
  * callback, is not counted twice), and when the outermost call began. */
 typedef struct thread_state {
   bool measured;
+  bool lending; /* the outermost call lends (blocking, not a poll) */
   int depth;
   int64_t t_enter;
 } thread_state;
@@ -86,13 +87,24 @@ void bal_pop_mpi_enter(void) {
   thread_state *t = &me;
   if (!t->measured || t->depth++ > 0) return;
   t->t_enter = ticks();
+  t->lending = true;
   bal__pop_blocking_enter();
+}
+
+/* A test or probe returns at once: lending its CPUs for the call would
+ * cost a lend and a reclaim per poll and send every borrower to the
+ * registry lock at its next poll, for a CPU it could not use in time. */
+void bal_pop_mpi_poll_enter(void) {
+  thread_state *t = &me;
+  if (!t->measured || t->depth++ > 0) return;
+  t->t_enter = ticks();
+  t->lending = false;
 }
 
 void bal_pop_mpi_exit(void) {
   thread_state *t = &me;
   if (!t->measured || t->depth == 0 || --t->depth > 0) return;
-  bal__pop_blocking_exit();
+  if (t->lending) bal__pop_blocking_exit();
   bal__pop.mpi_ticks += ticks() - t->t_enter;
   bal__pop.calls++;
 }

@@ -11,14 +11,16 @@
  *              bal__pop_blocking_enter/exit, called by account.c
  *   pmpi/      libballast_pop.so, not part of libballast: the MPI profiling
  *              wrappers that call bal_pop_mpi_enter/exit around blocking
- *              calls, bal_pop_init() after MPI_Init and write the report at
- *              MPI_Finalize (pmpi/README in its CMakeLists.txt)
+ *              calls (bal_pop_mpi_poll_enter/exit around tests and probes,
+ *              which never lend), bal_pop_init() after MPI_Init and write
+ *              the report at MPI_Finalize (pmpi/README in its CMakeLists.txt)
  *
  * The life of one MPI call. The wrapper (pmpi/wrap.c) calls
  * bal_pop_mpi_enter(): on the measured thread at depth 0 it reads the clock
  * (the TSC where it is invariant, account.c) and calls
- * bal__pop_blocking_enter() (lend.c). The PMPI_ call runs.
- * bal_pop_mpi_exit() adds the ticks since to bal__pop.mpi_ticks, one
+ * bal__pop_blocking_enter() (lend.c); bal_pop_mpi_poll_enter(), for a test
+ * or probe, reads the clock only. The PMPI_ call runs.
+ * bal_pop_mpi_exit() reclaims if the call lent, adds the ticks since to bal__pop.mpi_ticks, one
  * counter for the whole process, and counts the call. A region never
  * sees calls: bal_pop_region_start() records (now, mpi_ticks, calls) and
  * bal_pop_region_stop() adds the differences to the region's totals, so a

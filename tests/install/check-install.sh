@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the build tree into a scratch prefix, then build and run a
 # consumer through find_package(Ballast) (shared and static) and through
-# pkg-config. Usage: check-install.sh BUILD_DIR SOURCE_DIR
+# pkg-config; in MPI builds, ballast pop and a program linked with
+# libballast_pop through ballast-pop.pc. Usage: check-install.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1 src=$2
 tmp=$(mktemp -d)
@@ -69,5 +70,21 @@ if [ -x "$tmp/prefix/bin/ballast-pop" ]; then
   LD_LIBRARY_PATH="$libdir:${LD_LIBRARY_PATH:-}" "$tmp/prefix/bin/ballast-pop" --json -- \
     mpiexec --oversubscribe -n 2 "$tmp/prefix/bin/ballast-heat" --ny 8 --iterations 2 >"$tmp/pop.json"
   grep -q '"name":"global","ranks":2' "$tmp/pop.json"
+  # A program linked with libballast_pop through ballast-pop.pc, no
+  # preload: its MPI calls are measured (3 barriers on each rank) and
+  # rank 0 writes the report at MPI_Finalize.
+  printf '%s\n' '#include <mpi.h>' 'int main(int argc, char **argv) {' \
+    '  MPI_Init(&argc, &argv);' '  for (int i = 0; i < 3; i++) MPI_Barrier(MPI_COMM_WORLD);' \
+    '  MPI_Finalize();' '  return 0;' '}' >"$tmp/popped.c"
+  # shellcheck disable=SC2046
+  mpicc "$tmp/popped.c" -o "$tmp/popped" \
+    $(PKG_CONFIG_PATH="$pc_dir" pkg-config --cflags --libs ballast-pop)
+  LD_LIBRARY_PATH="$libdir:${LD_LIBRARY_PATH:-}" BALLAST_POP_OUTPUT="$tmp/popped.tsv" \
+    mpiexec --oversubscribe -n 2 "$tmp/popped"
+  [ "$(grep -c $'^global\t[01]\t.*\t3$' "$tmp/popped.tsv")" = 2 ] || {
+    echo "FAIL: libballast_pop linked through ballast-pop.pc did not measure 3 calls per rank:" \
+      "$(cat "$tmp/popped.tsv")" >&2
+    exit 1
+  }
 fi
 echo "install check passed"

@@ -32,10 +32,11 @@ import json, sys
 d = json.loads(sys.argv[1])
 for k in ("efficiency items_moved rebalances checksum balancer load load_period load_duty slowdown "
           "loaded_ranks work_mode row_time filter threshold profitability seed nx ny iterations "
-          "ranks final_rows efficiency_after_first_rebalance").split():
+          "ranks final_rows late_s efficiency_after_first_rebalance").split():
     assert k in d, "--json lacks " + k
 assert d["balancer"] == sys.argv[2], "balancer not echoed"
 assert 0 < d["efficiency"] <= 1.05, d["efficiency"]
+assert len(d["late_s"]) == d["ranks"] and all(x >= 0 for x in d["late_s"]), d["late_s"]
 print(d["checksum"], d["items_moved"], d["rebalances"], d["efficiency"], sum(d["final_rows"]))
 PY
 }

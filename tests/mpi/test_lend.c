@@ -1,34 +1,33 @@
 /* Lending on real CPUs (issue 27's acceptance; docs/node.md, "Lending"):
- * 2 ranks, each a 2-worker `for` pool attached to a registry of the
- * machine's CPUs that gives each rank one CPU (CPU r). Each iteration rank
- * 0 spins through 3 units of work, rank 1 through 1, then both meet in
- * MPI_Barrier. With BALLAST_LEND=1, rank 1 lends its CPU while it waits
- * and rank 0's pool borrows it at its next poll, so the iteration takes
- * about 1 + 2/2 = 2 units instead of 3 (ideal: one third less).
- *
- * The program calls bal__pop_blocking_enter/exit around its MPI_Barrier
- * itself, as the PMPI wrappers do: once the PMPI library (issue 27,
- * "Measure") is merged, this program runs unmodified under it, with these
- * two calls removed.
+ * a plain MPI + bal_for program that knows nothing of lending. 2 ranks,
+ * each a 2-worker `for` pool; run with BALLAST_NODE=1 and
+ * BALLAST_NODE_REGISTRY naming a registry of the machine's CPUs, each rank
+ * bound to one CPU (mpiexec --map-by core --bind-to hwthread), so that
+ * each attaches with that one CPU. Each iteration rank 0 spins through 3 units of work, rank
+ * 1 through 1, then both meet in MPI_Barrier. Under libballast_pop.so with
+ * BALLAST_LEND=1 (`ballast pop --lend`) rank 1 lends its CPU while it
+ * waits in the barrier and rank 0's pool borrows it at its next poll, so
+ * the iteration takes about 1 + 2/2 = 2 units instead of 3 (ideal: one
+ * third less). tests/mpi/lend.sh runs it with and without lending.
  *
  * Modes:
- *   test_lend run NAME ITERS   the ranks (rank 0 creates and destroys the
- *                              registry NAME); odd iterations call
- *                              enter/exit around the barrier, even ones
- *                              do not; rank 0 prints "median_ms A
- *                              with_enter_exit_ms B lent_cpus_seen N
- *                              errors E rank0_worker1_indices X Y" (A:
- *                              even iterations, B: odd; X, Y: indices
- *                              rank 0's second worker ran in them)
- *   test_lend monitor NAME     a separate process checking the registry's
+ *   test_lend run ITERS        the ranks; rank 0 prints
+ *                              "times_ms T1 ... Tn" (each iteration) and
+ *                              "errors E rank0_worker1_indices X" (E:
+ *                              indices not run exactly once per loop, over
+ *                              both ranks; X: indices rank 0's second
+ *                              worker ran, which it can only do on a
+ *                              borrowed CPU)
+ *   test_lend monitor NAME     a separate process checking registry NAME's
  *                              invariant in a loop until SIGTERM; prints
- *                              "checks N violations V", exits 1 if V > 0
- * Exit 77 (skipped) when fewer than 2 CPUs are usable. */
+ *                              "checks N violations V lent_seen L
+ *                              procs_max P" (L: checks that saw a lent
+ *                              CPU; P: most processes attached at once),
+ *                              exits 1 if V > 0 or nothing was checked
+ * lend.sh skips (77) on fewer than 2 CPUs. */
 #include <mpi.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +37,6 @@
 #include <ballast/ballast.h>
 
 #include "../unit/node_check.h"
-#include "for/pool.h"
-#include "pop/lend.h"
 
 enum { UNIT = 120, SPIN = 40000 }; /* indices per unit of work; xorshift steps per index */
 
@@ -52,7 +49,7 @@ static double now_s(void) {
 typedef struct work {
   _Atomic int *runs; /* times each index ran */
   _Atomic uint64_t sink;
-  _Atomic int64_t helped; /* indices run by a worker other than the caller */
+  _Atomic int64_t helped; /* indices run by worker 1 */
 } work;
 
 static void body(int64_t lo, int64_t hi, void *arg) {
@@ -66,13 +63,8 @@ static void body(int64_t lo, int64_t hi, void *arg) {
     }
     atomic_fetch_add_explicit(&w->sink, x, memory_order_relaxed);
     atomic_fetch_add_explicit(&w->runs[i], 1, memory_order_relaxed);
-    if (bal__for_tls_worker_id > 0) atomic_fetch_add_explicit(&w->helped, 1, memory_order_relaxed);
+    if (bal_worker_id() > 0) atomic_fetch_add_explicit(&w->helped, 1, memory_order_relaxed);
   }
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 static volatile sig_atomic_t g_stop;
@@ -84,25 +76,32 @@ static void on_term(int sig) {
 static int monitor(const char *name) {
   signal(SIGTERM, on_term);
   bal_node_manager *m = NULL;
-  while (!g_stop && bal_node_manager_open(name, &m) != BAL_OK) {
-    struct timespec ts = {0, 1000000};
-    nanosleep(&ts, NULL);
+  int rc = bal_node_manager_open(name, &m);
+  if (rc != BAL_OK) {
+    fprintf(stderr, "test_lend monitor: open %s: %s\n", name, bal_strerror(rc));
+    return 1;
   }
-  long checks = 0, violations = 0;
-  while (!g_stop && m) {
-    /* The registry vanishes at the end of the run: stop then. */
-    if (bal_node_manager_list(m, NULL, 0) < 0) break;
+  long checks = 0, violations = 0, lent_seen = 0, procs_max = 0;
+  while (!g_stop) {
     if (!node_invariant(m)) violations++;
+    long procs = bal_node_manager_list(m, NULL, 0);
+    if (procs > procs_max) procs_max = procs;
+    bal_node_cpu_info cpu[BAL_NODE_MAX_CPUS];
+    int nc = bal_node_manager_cpus(m, cpu, BAL_NODE_MAX_CPUS);
+    int lent = 0;
+    for (int c = 0; c < nc; c++) lent += cpu[c].lent;
+    lent_seen += lent > 0;
     checks++;
     struct timespec ts = {0, 200000};
     nanosleep(&ts, NULL);
   }
-  if (m) bal_node_manager_close(m);
-  printf("checks %ld violations %ld\n", checks, violations);
+  bal_node_manager_close(m);
+  printf("checks %ld violations %ld lent_seen %ld procs_max %ld\n", checks, violations, lent_seen,
+         procs_max);
   return violations > 0 || checks == 0;
 }
 
-static int run(const char *name, int iters) {
+static int run(int iters) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -110,83 +109,33 @@ static int run(const char *name, int iters) {
     if (rank == 0) fprintf(stderr, "test_lend: needs exactly 2 ranks\n");
     return 2;
   }
-  int rc = BAL_OK;
-  if (rank == 0) {
-    bal_node_registry_config rcfg;
-    bal_node_registry_config_init(&rcfg);
-    rcfg.name = name; /* real CPUs */
-    rc = bal_node_registry_create(&rcfg);
-    if (rc != BAL_OK) fprintf(stderr, "test_lend: create %s: %s\n", name, bal_strerror(rc));
-  }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (rc != BAL_OK) return 1;
-  bal_node_mask one;
-  bal_node_mask_zero(&one);
-  bal_node_mask_add(&one, rank, rank);
-  bal_node_attach_config acfg;
-  bal_node_attach_config_init(&acfg);
-  acfg.registry = name;
-  acfg.cpus = &one;
-  acfg.job = rank + 1;
-  bal_pool_config pcfg;
-  bal_pool_config_init(&pcfg);
-  pcfg.nthreads = 2;
-  pcfg.node = &acfg;
   bal_pool *pool;
-  rc = bal_pool_create_with(&pcfg, &pool);
+  int rc = bal_pool_create(2, &pool); /* attached: BALLAST_NODE=1 */
   if (rc != BAL_OK) {
     fprintf(stderr, "test_lend: rank %d: pool: %s\n", rank, bal_strerror(rc));
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  rc = bal__pop_lend_init(); /* after the pool: lending shares its attachment */
-  if (rc != BAL_OK) MPI_Abort(MPI_COMM_WORLD, 1);
-  bal_node_manager *m;
-  if (bal_node_manager_open(name, &m) != BAL_OK) MPI_Abort(MPI_COMM_WORLD, 1);
   int64_t n = (rank == 0 ? 3 : 1) * UNIT;
   work w = {.runs = calloc((size_t)n, sizeof(_Atomic int))};
   double *t = calloc((size_t)iters, sizeof *t);
-  int bad = 0, lent_seen = 0;
-  long long helped[2] = {0, 0}; /* indices run by worker 1: without, with enter/exit */
+  int bad = 0;
   MPI_Barrier(MPI_COMM_WORLD);
   for (int it = 0; it < iters; it++) {
     double t0 = now_s();
     if (bal_for(pool, 0, n, 1, body, &w) != BAL_OK) bad++;
-    /* Odd iterations lend, even ones do not: a same-run baseline,
-     * interleaved, so the load of a shared machine weighs on both alike. */
-    bool lend = it % 2 == 1;
-    if (lend) bal__pop_blocking_enter(); /* the PMPI wrapper's call, until it is merged */
     MPI_Barrier(MPI_COMM_WORLD);
-    if (lend) bal__pop_blocking_exit();
     t[it] = now_s() - t0;
-    helped[lend] += atomic_exchange(&w.helped, 0);
-    bal_node_cpu_info cpu[BAL_NODE_MAX_CPUS];
-    int nc = bal_node_manager_cpus(m, cpu, BAL_NODE_MAX_CPUS);
-    for (int c = 0; c < nc; c++) lent_seen += cpu[c].lent;
-    if (!node_invariant(m)) bad++;
   }
   for (int64_t i = 0; i < n; i++)
     if (atomic_load(&w.runs[i]) != iters) bad++;
-  bal_node_manager_close(m);
   bal_pool_destroy(pool);
-  /* Medians of the iterations that did not call enter/exit and of those
-   * that did (without BALLAST_LEND those are no-ops: the two agree). */
-  int half = iters / 2;
-  double *plain = calloc((size_t)half + 1, sizeof *plain), *lending = calloc((size_t)half + 1, sizeof *lending);
-  for (int it = 0; it < 2 * half; it++) (it % 2 ? lending : plain)[it / 2] = t[it];
-  qsort(plain, (size_t)half, sizeof *plain, cmp);
-  qsort(lending, (size_t)half, sizeof *lending, cmp);
-  int all_bad = 0, all_lent = 0;
+  int all_bad = 0;
   MPI_Reduce(&bad, &all_bad, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-  MPI_Reduce(&lent_seen, &all_lent, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-  MPI_Barrier(MPI_COMM_WORLD); /* every rank detached (the pool) before the registry goes */
   if (rank == 0) {
-    bal_node_registry_destroy(name);
-    printf("median_ms %.2f with_enter_exit_ms %.2f lent_cpus_seen %d errors %d "
-           "rank0_worker1_indices %lld %lld\n",
-           1e3 * plain[half / 2], 1e3 * lending[half / 2], all_lent, all_bad, helped[0], helped[1]);
+    printf("times_ms");
+    for (int it = 0; it < iters; it++) printf(" %.3f", 1e3 * t[it]);
+    printf("\nerrors %d rank0_worker1_indices %lld\n", all_bad, (long long)atomic_load(&w.helped));
   }
-  free(plain);
-  free(lending);
   free(t);
   free(w.runs);
   return all_bad ? 1 : 0;
@@ -194,14 +143,12 @@ static int run(const char *name, int iters) {
 
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "monitor") == 0) return monitor(argv[2]);
-  if (argc != 4 || strcmp(argv[1], "run") != 0) {
-    fprintf(stderr, "usage: test_lend run NAME ITERS | test_lend monitor NAME\n");
+  if (argc != 3 || strcmp(argv[1], "run") != 0) {
+    fprintf(stderr, "usage: test_lend run ITERS | test_lend monitor NAME\n");
     return 2;
   }
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2) return 77;
   MPI_Init(&argc, &argv);
-  int rc = run(argv[2], atoi(argv[3]));
+  int rc = run(atoi(argv[2]));
   MPI_Finalize();
   return rc;
 }

@@ -1,7 +1,8 @@
 /* The pop API without libballast_pop.so (linked with the static library
  * only, so nothing is intercepted): calls before bal_pop_init(),
  * BALLAST_LEND read strictly, MPI time counted only through
- * bal_pop_mpi_enter/exit, nested pairs once. One rank.
+ * bal_pop_mpi_enter/exit and bal_pop_mpi_poll_enter/exit, nested pairs
+ * once. One rank.
  *   lend VALUE   BALLAST_LEND=VALUE: 0 and 1 accepted (1 warns once that
  *                this build cannot lend), anything else BAL_EINVAL, logged
  *                naming the variable; measuring starts either way */
@@ -69,11 +70,19 @@ int main(int argc, char **argv) {
   bal_pop_mpi_exit();
   bal_pop_mpi_exit(); /* one too many: ignored */
   sleep_ms(20);
+  /* a poll is MPI time too, closed by the same exit; nested once */
+  bal_pop_mpi_poll_enter();
+  bal_pop_mpi_poll_enter();
+  bal_pop_mpi_enter();
+  sleep_ms(30);
+  bal_pop_mpi_exit();
+  bal_pop_mpi_exit();
+  bal_pop_mpi_exit();
   CHECK(bal_pop_report_create(MPI_COMM_WORLD, &rep) == BAL_OK);
   bal_pop_rank_times t;
   CHECK(bal_pop_report_rank(rep, BAL_POP_GLOBAL, 0, &t) == BAL_OK);
-  CHECK(t.calls == 1);
-  CHECK(t.mpi_s >= 0.050 && t.mpi_s < 0.050 + 0.04);
+  CHECK(t.calls == 2);
+  CHECK(t.mpi_s >= 0.080 && t.mpi_s < 0.080 + 0.04);
   CHECK(t.useful_s >= 0.020 && t.elapsed_s >= 0.070);
   bal_pop_report_destroy(rep);
   bal_log_set_callback(NULL, BAL_LOG_ERROR, NULL);

@@ -1,7 +1,8 @@
 /* src/pop/lend.c: BALLAST_LEND is read once and strictly (as
  * BALLAST_NUM_THREADS is): unset or 0 lends nothing and touches no
  * registry; 1 attaches through the pools' shared attachment and lends at
- * enter, reclaims at exit (nested calls once); anything else is
+ * enter, reclaims at exit (nested calls once), and through
+ * bal_pop_mpi_enter() but never bal_pop_mpi_poll_enter(); anything else is
  * BAL_EINVAL with a message naming the variable, and lending stays off.
  * Each case runs in a forked child, since the variable is read once per
  * process. */
@@ -103,6 +104,23 @@ static int on(const char *reg) {
   bal__pop_blocking_exit();
   bal_node_manager_cpus(m, cpu, 16);
   if (cpu[0].lent || cpu[0].user != getpid()) return 6;
+  /* Through the measuring calls the wrappers make: a blocking call lends,
+   * a poll (MPI_Test, MPI_Iprobe) never does, even around a blocking one. */
+  if (bal_pop_init() != BAL_OK) return 9;
+  bal_pop_mpi_poll_enter();
+  bal_node_manager_cpus(m, cpu, 16);
+  if (cpu[0].lent) return 10;
+  bal_pop_mpi_enter(); /* nested in the poll: counts as the poll */
+  bal_node_manager_cpus(m, cpu, 16);
+  if (cpu[0].lent) return 11;
+  bal_pop_mpi_exit();
+  bal_pop_mpi_exit();
+  bal_pop_mpi_enter();
+  bal_node_manager_cpus(m, cpu, 16);
+  if (!cpu[0].lent) return 12;
+  bal_pop_mpi_exit();
+  bal_node_manager_cpus(m, cpu, 16);
+  if (cpu[0].lent || cpu[0].user != getpid()) return 13;
   /* A forked child lends nothing and does not release the parent's
    * attachment when it exits. */
   pid_t child = fork();

@@ -146,6 +146,9 @@ typedef struct heat_result {
   uint64_t hash;
   double mean_temperature;
   int64_t *final_rows; /* per rank */
+  double *late_s;      /* per rank: how long its sweeps ran past their deadline, in
+                        * total (late wake-ups from the emulated row cost; a sweep
+                        * whose real work overran it) */
 } heat_result;
 
 void report_json(const heat_opts *o, const heat_result *r);

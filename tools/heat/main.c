@@ -12,7 +12,10 @@
  *                competing load took while the run lasted
  *                ((1 - 1/slowdown) x the time it was on).
  * elapsed is the longest rank's time from a common barrier to its last
- * sweep. "After the first rebalance" applies the same formula to the
+ * sweep. A sweep that ends after its deadline (a late wake-up) loses that
+ * time: it is in elapsed, not in productive; each rank's total is reported
+ * (late_s), so that tools measuring time outside MPI (ballast pop) can be
+ * compared (docs/pop.md). "After the first rebalance" applies the same formula to the
  * sweeps that follow the iteration of the first migration. */
 #include <inttypes.h>
 #include <math.h>
@@ -122,7 +125,7 @@ int main(int argc, char **argv) {
   heat_trace tr = {0};
   long long last_inter = 0, last_reb = 0, first_reb = -1;
   long long trace_every = o.iterations / 500 > 0 ? o.iterations / 500 : 1, win_rows = 0;
-  double win_s = 0, t_first = 0;
+  double win_s = 0, t_first = 0, late_s = 0;
   bal_rebalance_stats st;
   memset(&st, 0, sizeof st);
   int error = 0;
@@ -144,6 +147,7 @@ int main(int argc, char **argv) {
     double finish = load_finish(&load, start, work);
     bal__sleep_until_ns((int64_t)(finish * 1e9));
     double end = bal__now_s(), compute_s = end - start;
+    if (end > finish) late_s += end - finish; /* lost time, for the efficiency */
     int64_t rows = g.n;
     if (rb) {
       int rc = bal_rebalance_step(rb, compute_s, (int64_t)rows, NULL);
@@ -226,6 +230,8 @@ int main(int argc, char **argv) {
   r.mean_temperature = sum_all / ((double)o.nx * (double)o.ny);
   r.final_rows = calloc((size_t)p, sizeof *r.final_rows);
   MPI_Gather(&g.n, 1, MPI_INT64_T, r.final_rows, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  r.late_s = calloc((size_t)p, sizeof *r.late_s);
+  MPI_Gather(&late_s, 1, MPI_DOUBLE, r.late_s, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 
   if (rank == observed) {
     if (o.trace && !trace_write_csv(&tr, o.trace)) error = 1;
@@ -240,6 +246,7 @@ int main(int argc, char **argv) {
       report_table(&o, &r);
   }
   free(r.final_rows);
+  free(r.late_s);
   free(tr.s);
   bal_rebalance_destroy(rb);
   halo_free(&h);

@@ -34,6 +34,9 @@ void report_json(const heat_opts *o, const heat_result *r) {
   json_array_begin(&j, "final_rows");
   for (int k = 0; k < r->ranks; k++) json_int(&j, NULL, r->final_rows[k]);
   json_array_end(&j);
+  json_array_begin(&j, "late_s");
+  for (int k = 0; k < r->ranks; k++) json_double(&j, NULL, r->late_s[k]);
+  json_array_end(&j);
   /* parameters */
   json_int(&j, "ranks", r->ranks);
   json_int(&j, "nx", o->nx);

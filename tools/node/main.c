@@ -29,7 +29,7 @@ static const command commands[] = {
     {"destroy", C_DESTROY, "ballast node destroy [--registry NAME] [--force] [--json]",
      "remove a registry (attached processes keep their mapping)", node_destroy},
     {"list", C_LIST, "ballast node list [--registry NAME] [--json]",
-     "processes, jobs, masks, who lent which CPUs, free CPUs", node_list},
+     "processes, jobs, masks, who lent and uses which CPUs, free CPUs", node_list},
     {"set", C_SET, "ballast node set [--registry NAME] [--wait S] [--json] PID CPULIST",
      "set a process's mask (CPULIST like 0-3,8), optionally wait until applied", node_set},
     {"run", C_RUN,

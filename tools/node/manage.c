@@ -279,6 +279,39 @@ static int lenders(const view *v, int i, int64_t *out) {
   return n;
 }
 
+/* The CPUs process i holds and lends now (bal_node_lend()). */
+static bal_node_mask lending(const view *v, int i) {
+  bal_node_mask m;
+  bal_node_mask_zero(&m);
+  for (int64_t c = 0; c < v->ncpus; c++)
+    if (v->cpus[c].pid == v->procs[i].pid && v->cpus[c].lent) bal_node_mask_add(&m, c, c);
+  return m;
+}
+
+/* The CPUs lent by process `holder` that process i uses now. */
+static bal_node_mask using_of(const view *v, int i, int64_t holder) {
+  bal_node_mask m;
+  bal_node_mask_zero(&m);
+  for (int64_t c = 0; c < v->ncpus; c++)
+    if (v->cpus[c].pid == holder && v->cpus[c].user == v->procs[i].pid && holder != v->procs[i].pid)
+      bal_node_mask_add(&m, c, c);
+  return m;
+}
+
+/* Each process whose lent CPUs process i uses, once, in CPU order; returns
+ * how many. */
+static int lent_to(const view *v, int i, int64_t *out) {
+  int n = 0;
+  for (int64_t c = 0; c < v->ncpus; c++) {
+    const bal_node_cpu_info *u = &v->cpus[c];
+    if (u->user != v->procs[i].pid || u->pid == v->procs[i].pid || u->pid < 0) continue;
+    bool seen = false;
+    for (int k = 0; k < n; k++) seen = seen || out[k] == u->pid;
+    if (!seen) out[n++] = u->pid;
+  }
+  return n;
+}
+
 int node_list(const node_opts *o) {
   bal_node_manager *m;
   int rc = node_open(o, &m);
@@ -287,10 +320,13 @@ int node_list(const node_opts *o) {
   rc = take_view(m, &v);
   bal_node_manager_close(m);
   if (rc != BAL_OK) return node_fail(o->registry, rc);
-  bal_node_mask free_cpus;
+  bal_node_mask free_cpus, idle;
   bal_node_mask_zero(&free_cpus);
-  for (int64_t c = 0; c < v.ncpus; c++)
+  bal_node_mask_zero(&idle); /* lent and not borrowed yet */
+  for (int64_t c = 0; c < v.ncpus; c++) {
     if (v.cpus[c].pid < 0) bal_node_mask_add(&free_cpus, c, c);
+    if (v.cpus[c].pid >= 0 && v.cpus[c].lent && v.cpus[c].user < 0) bal_node_mask_add(&idle, c, c);
+  }
   static char list[BAL_NODE_MAX_CPUS * 6];
   static int64_t lend[BAL_NODE_MAX_CPUS];
   if (o->json) {
@@ -300,6 +336,8 @@ int node_list(const node_opts *o) {
     json_bool(&j, "virtual", v.is_virtual);
     format(&free_cpus, list, sizeof list);
     json_string(&j, "free", list);
+    format(&idle, list, sizeof list);
+    json_string(&j, "lent_unused", list);
     json_array_begin(&j, "processes");
     for (int i = 0; i < v.nprocs; i++) {
       const bal_node_proc_info *p = &v.procs[i];
@@ -323,6 +361,20 @@ int node_list(const node_opts *o) {
         json_object_end(&j);
       }
       json_array_end(&j);
+      bal_node_mask l = lending(&v, i);
+      format(&l, list, sizeof list);
+      json_string(&j, "lends", list);
+      json_array_begin(&j, "uses_lent");
+      nl = lent_to(&v, i, lend);
+      for (int k = 0; k < nl; k++) {
+        json_object_begin(&j, NULL);
+        json_int(&j, "from_pid", lend[k]);
+        bal_node_mask u = using_of(&v, i, lend[k]);
+        format(&u, list, sizeof list);
+        json_string(&j, "cpus", list);
+        json_object_end(&j);
+      }
+      json_array_end(&j);
       json_object_end(&j);
     }
     json_array_end(&j);
@@ -331,17 +383,32 @@ int node_list(const node_opts *o) {
     return 0;
   }
   format(&free_cpus, list, sizeof list);
-  printf("registry '%s': %" PRId64 " %s CPUs, %d process%s, free: %s\n", o->registry, v.ncpus,
+  printf("registry '%s': %" PRId64 " %s CPUs, %d process%s, free: %s", o->registry, v.ncpus,
          v.is_virtual ? "virtual" : "real", v.nprocs, v.nprocs == 1 ? "" : "es",
          list[0] ? list : "none");
+  format(&idle, list, sizeof list);
+  printf("%s%s\n", list[0] ? ", lent and unused: " : "", list);
   if (v.nprocs == 0) return 0;
-  printf("%-8s %-8s %-6s %-9s %-8s %-16s %s\n", "PID", "JOB", "RANKS", "STATE", "APPLIED", "CPUS",
-         "BORROWED");
+  printf("%-8s %-8s %-6s %-9s %-8s %-16s %-12s %-20s %s\n", "PID", "JOB", "RANKS", "STATE",
+         "APPLIED", "CPUS", "LENDS", "USES_LENT", "BORROWED");
   for (int i = 0; i < v.nprocs; i++) {
     const bal_node_proc_info *p = &v.procs[i];
     format(&p->mask, list, sizeof list);
     printf("%-8" PRId64 " %-8" PRId64 " %-6" PRId64 " %-9s %-8s %-16s", p->pid, p->job, p->ranks,
            p->attached ? "attached" : "admitted", p->applied ? "yes" : "no", list[0] ? list : "-");
+    bal_node_mask l = lending(&v, i);
+    format(&l, list, sizeof list);
+    printf(" %-12s", list[0] ? list : "-");
+    char uses[sizeof list] = "";
+    size_t len = 0;
+    int nu = lent_to(&v, i, lend);
+    for (int k = 0; k < nu && len < sizeof uses; k++) {
+      bal_node_mask u = using_of(&v, i, lend[k]);
+      format(&u, list, sizeof list);
+      len += (size_t)snprintf(uses + len, sizeof uses - len, "%s%s of %" PRId64, k ? ", " : "",
+                              list, lend[k]);
+    }
+    printf(" %-20s", uses[0] ? uses : "-");
     int nl = lenders(&v, i, lend);
     for (int k = 0; k < nl; k++) {
       bal_node_mask b = lent_by(&v, i, lend[k]);

@@ -1,6 +1,8 @@
 /* Private to libballast_pop.so: the MPI calls it measures, one list for
  * the C wrappers (wrap.c, which says which calls and why) and the Fortran
- * ones (fortran.c), so that the two cannot drift apart. Signatures are
+ * ones (fortran.c), so that the two cannot drift apart: the blocking calls
+ * (POP_MEASURED_CALLS, which lend with BALLAST_LEND=1) and the tests and
+ * probes (POP_POLLING_CALLS, which never lend). Signatures are
  * MPI-3's, as Open MPI 4.1's <mpi.h> has them.
  *   X(Name, name, F, (C parameters), (C arguments))
  * Name is the C name after MPI_, name the Fortran one, F the Fortran entry
@@ -97,6 +99,23 @@
     (const void *sb, const int sn[], const int sd[], const MPI_Datatype st[], void *rb, \
      const int rn[], const int rd[], const MPI_Datatype rt[], MPI_Comm c), \
     (sb, sn, sd, st, rb, rn, rd, rt, c))
+
+/* Tests and probes: they return at once, so they are measured (their time
+ * is MPI time, as TALP counts it: a rank that waits by polling shows its
+ * polling as MPI time) through bal_pop_mpi_poll_enter(), which never
+ * lends CPUs. docs/pop.md, "Polling", has the evidence and the cost. */
+#define POP_POLLING_CALLS(X) \
+  X(Test, test, 4, (MPI_Request *r, int *flag, MPI_Status *st), (r, flag, st)) \
+  X(Testall, testall, 5, (int n, MPI_Request r[], int *flag, MPI_Status st[]), (n, r, flag, st)) \
+  X(Testany, testany, 6, \
+    (int n, MPI_Request r[], int *i, int *flag, MPI_Status *st), (n, r, i, flag, st)) \
+  X(Testsome, testsome, 6, \
+    (int n, MPI_Request r[], int *out, int idx[], MPI_Status st[]), (n, r, out, idx, st)) \
+  X(Iprobe, iprobe, 6, \
+    (int s, int tag, MPI_Comm c, int *flag, MPI_Status *st), (s, tag, c, flag, st)) \
+  X(Improbe, improbe, 7, \
+    (int s, int tag, MPI_Comm c, int *flag, MPI_Message *m, MPI_Status *st), \
+    (s, tag, c, flag, m, st))
 
 /* Measured from C only: fortran.c has no wrappers for them yet, so a
  * Fortran program's MPI_Mprobe and MPI_Mrecv count as useful time. */

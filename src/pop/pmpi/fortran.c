@@ -4,7 +4,7 @@
  * wrappers of wrap.c and init.c never see a Fortran program's calls
  * (checked with nm: libmpi_mpifh.so.40 imports PMPI_Allreduce, not
  * MPI_Allreduce). This file wraps the Fortran entry points themselves:
- * calls.h's list (not its C-only calls), plus init and finalize, each
+ * calls.h's lists (not its C-only calls), plus init and finalize, each
  * forwarding its arguments (all passed by reference in Fortran, the
  * optional ierror of mpi_f08 as NULL when absent) to the Fortran profiling
  * entry point (pmpi_send_, pmpi_send_f08_) found by name at the first
@@ -81,7 +81,12 @@ static void *lookup(void **cache, const char *name) {
 /* Both Fortran entry points of a row of calls.h. */
 #define BOTH(Name, name, n, params, args) FWRAP(_, name, n) FWRAP(_f08_, name, n)
 
+/* A test or probe: measured, never lending. */
+#define FPOLL(sfx, name, n) FDEF(sfx, name, n, bal_pop_mpi_poll_enter(), bal_pop_mpi_exit())
+#define BOTH_POLL(Name, name, n, params, args) FPOLL(_, name, n) FPOLL(_f08_, name, n)
+
 POP_MEASURED_CALLS(BOTH)
+POP_POLLING_CALLS(BOTH_POLL)
 
 /* Start and end (pmpi.h): as the C MPI_Init, MPI_Init_thread, MPI_Finalize. */
 FDEF(_, init, 1, (void)0, pop_start())
