@@ -28,9 +28,11 @@ static uint64_t hilbert_key(int dim, const uint32_t *cell, int l) {
     }
   }
   for (int i = 1; i < dim; i++) x[i] ^= x[i - 1];
-  uint32_t flip = 0;
-  for (uint32_t q = top; q > bottom; q >>= 1)
-    if (x[dim - 1] & q) flip ^= q - 1;
+  /* flip every bit below each set bit of the last word above the bottom
+   * level: bit j of flip is the parity of those set bits above j, a
+   * suffix parity in five shifts rather than a loop over the levels */
+  uint32_t flip = (x[dim - 1] & ~((bottom << 1) - 1)) >> 1;
+  for (int sh = 1; sh < 32; sh <<= 1) flip ^= flip >> sh;
   for (int i = 0; i < dim; i++) x[i] = (x[i] ^ flip) & ~(bottom - 1);
   if (dim == 2) return bal__part_spread2(x[0]) << 1 | bal__part_spread2(x[1]);
   return bal__part_spread3(x[0]) << 2 | bal__part_spread3(x[1]) << 1 | bal__part_spread3(x[2]);
