@@ -2,7 +2,9 @@
  * bal_partition_compute() with a result handle (regions, neighbours)
  * against the same call without one (owners only: no neighbour lists), in
  * the same run, median of the repetitions, for "hilbert" and "morton".
- * Items uniformly random in the unit box, weights 1 + x.
+ * Items uniformly random in the unit box, weights 1 + x. Times are the
+ * process's CPU time (the calls are single-threaded), which other load on
+ * a shared machine disturbs less than the wall clock.
  *
  *   bench_partition_curve_nbr DIM N PARTS REPS
  *
@@ -16,7 +18,7 @@
 
 static double now(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -63,7 +65,7 @@ int main(int argc, char **argv) {
     coords[i] = (double)(x >> 11) * 0x1.0p-53;
   }
   for (long i = 0; i < n; i++) w[i] = 1.0 + coords[i * dim];
-  printf("# dim %ld, n %ld, P %ld, %ld repetitions; seconds are medians\n", dim, n, parts, reps);
+  printf("# dim %ld, n %ld, P %ld, %ld repetitions; CPU seconds, medians\n", dim, n, parts, reps);
   printf("%-8s %12s %12s %8s %8s %8s\n", "method", "owners_s", "result_s", "ratio", "nbr_avg",
          "nbr_max");
   const char *methods[] = {"hilbert", "morton"};

@@ -23,8 +23,9 @@
  * symmetric.
  *
  * Cost: at most 294 blocks per piece, 26 neighbours each (3-D), one key
- * and, unless N lies in p itself, a binary search over the P pieces:
- * O(P 2^dim 3^dim bits (bits dim + log P)). Memory: the P first keys, a
+ * (the curve's nbr_keys: for Hilbert, the block's key steps shared by its
+ * neighbours) and, unless N lies in p itself, a binary search over the P
+ * pieces: O(P 2^dim 3^dim bits (bits dim + log P)) at worst. Memory: the P first keys, a
  * mark per part, and the pairs found (each once per piece). */
 #include <stdlib.h>
 
@@ -49,22 +50,16 @@ static int block_neighbors(const bal_partition_result *r, const int *order, cons
                            int j, uint64_t a, int l, int *mark, bal__part_edges *out) {
   const bal__part_curve *cv = r->method->curve;
   int dim = r->dim, p = r->parts, me = order[j];
-  const int64_t side = (int64_t)1 << BAL_PARTITION_CURVE_BITS, s = (int64_t)1 << l;
   const uint64_t size = (uint64_t)1 << (dim * l);
-  uint32_t c[3];
+  uint32_t c[3] = {0, 0, 0};
+  uint64_t keys[27];
   cv->cell(dim, a, c);
+  for (int d = 0; d < dim; d++) c[d] &= ~((1u << l) - 1);
+  cv->nbr_keys(dim, c, l, keys);
   int ndir = dim == 2 ? 9 : 27;
   for (int dir = 0; dir < ndir; dir++) {
-    uint32_t nc[3];
-    bool inside = true, self = true;
-    for (int d = 0, code = dir; d < dim; d++, code /= 3) {
-      int64_t x = ((int64_t)c[d] & ~(s - 1)) + (int64_t)(code % 3 - 1) * s;
-      self &= code % 3 == 1;
-      inside &= x >= 0 && x < side;
-      nc[d] = (uint32_t)(x >= 0 && x < side ? x : 0);
-    }
-    if (self || !inside) continue;
-    uint64_t k0 = cv->key(dim, nc, l);
+    uint64_t k0 = keys[dir];
+    if (k0 == UINT64_MAX) continue; /* itself, or outside the grid */
     if (first[j] <= k0 && k0 - first[j] < first[j + 1] - first[j]) continue; /* in p */
     int q = piece_of(first, p, k0);
     if (first[q + 1] - k0 < size) continue; /* q holds only part of N */

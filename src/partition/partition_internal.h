@@ -71,9 +71,15 @@ typedef struct bal__part_plan {
  * neighbour lists of large blocks cheaper. */
 typedef uint64_t (*bal__part_keyfn)(int dim, const uint32_t *cell, int l);
 typedef void (*bal__part_cellfn)(int dim, uint64_t key, uint32_t *cell);
+/* The first keys of the 3^dim blocks of side 2^l around the block whose
+ * corner cell is given (low l bits 0): keys[dir], the digits of dir in
+ * base 3 being offset + 1 per dimension (first dimension lowest);
+ * UINT64_MAX for the block itself and for blocks outside the grid. */
+typedef void (*bal__part_nbrfn)(int dim, const uint32_t *corner, int l, uint64_t *keys);
 typedef struct bal__part_curve {
   bal__part_keyfn key;
   bal__part_cellfn cell;
+  bal__part_nbrfn nbr_keys;
 } bal__part_curve;
 
 typedef struct bal__part_method {

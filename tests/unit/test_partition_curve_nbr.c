@@ -54,7 +54,8 @@ static void expect_equal(const char *what, const char *want, const char *got, in
 }
 
 /* key and cell are inverse; a block's first key is the cell's key with
- * the low levels cleared, and its cell is the block's corner cell. */
+ * the low levels cleared, and its cell is the block's corner cell; the
+ * keys of a block's neighbours are what key gives for each. */
 static void keys_and_cells(void **state) {
   (void)state;
   bal__rng rng;
@@ -65,8 +66,9 @@ static void keys_and_cells(void **state) {
       uint64_t end = (uint64_t)1 << (dim * BITS);
       for (int t = 0; t < 20000; t++) {
         uint32_t cell[3] = {0}, back[3] = {0};
-        for (int d = 0; d < dim; d++)
-          cell[d] = (uint32_t)(bal__rng_next(&rng) & ((1u << BITS) - 1));
+        for (int d = 0; d < dim; d++) /* some at the grid's edges */
+          cell[d] = t % 4 == 0 ? (uint32_t)(bal__rng_next(&rng) % 2) * ((1u << BITS) - 1)
+                               : (uint32_t)(bal__rng_next(&rng) & ((1u << BITS) - 1));
         uint64_t k = cv->key(dim, cell, 0);
         assert_true(k < end);
         cv->cell(dim, k, back);
@@ -76,6 +78,26 @@ static void keys_and_cells(void **state) {
         assert_true(first == (k & ~(((uint64_t)1 << (dim * l)) - 1)));
         cv->cell(dim, first, back);
         for (int d = 0; d < dim; d++) assert_int_equal(back[d] >> l, cell[d] >> l);
+        /* the neighbours' keys, shared steps and all, are their own keys */
+        uint32_t corner[3] = {0};
+        for (int d = 0; d < dim; d++) corner[d] = cell[d] & ~((1u << l) - 1);
+        uint64_t keys[27];
+        cv->nbr_keys(dim, corner, l, keys);
+        for (int dir = 0; dir < (dim == 2 ? 9 : 27); dir++) {
+          int64_t v[3] = {0};
+          bool inside = true, self = true;
+          for (int d = 0, code = dir; d < dim; d++, code /= 3) {
+            v[d] = (int64_t)corner[d] + (int64_t)(code % 3 - 1) * ((int64_t)1 << l);
+            inside &= v[d] >= 0 && v[d] < ((int64_t)1 << BITS);
+            self &= code % 3 == 1;
+          }
+          if (!inside || self) {
+            assert_true(keys[dir] == UINT64_MAX);
+            continue;
+          }
+          uint32_t nc[3] = {(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2]};
+          assert_true(keys[dir] == cv->key(dim, nc, l));
+        }
       }
     }
   }
