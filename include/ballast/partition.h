@@ -217,7 +217,7 @@ BAL_API const char *bal_partition_method_name(int i);
  * methods' neighbour lists cut each interval into its largest aligned
  * blocks of cells (at most 2 (2^dim - 1) bits: 126 in 2-D, 294 in 3-D)
  * and look up the curve position of each block's 3^dim - 1 neighbours of
- * its size: O(P 2^dim 3^dim bits (bits + log P)) time at worst,
+ * its size: O(P 2^dim 3^dim bits (dim bits + log P)) time at worst,
  * independent of n, and O(P + touching pairs) memory. Measured
  * (docs/BENCHMARKS.md) at P = 1024 on 10^6 uniform items, single-threaded
  * CPU time on a shared machine: asking for the result handle adds 0.32 s

@@ -25,8 +25,9 @@
  * Cost: at most 294 blocks per piece, 26 neighbours each (3-D), one key
  * (the curve's nbr_keys: for Hilbert, the block's key steps shared by its
  * neighbours) and, unless N lies in p itself, a binary search over the P
- * pieces: O(P 2^dim 3^dim bits (bits dim + log P)) at worst. Memory: the P first keys, a
- * mark per part, and the pairs found (each once per piece). */
+ * pieces: O(P 2^dim 3^dim bits (dim bits + log P)) at worst. Memory: the
+ * P first keys, a mark per part, and the pairs found (each once per
+ * piece). */
 #include <stdlib.h>
 
 #include "partition_internal.h"

@@ -54,8 +54,9 @@ static uint64_t hilbert_key(int dim, const uint32_t *cell, int l) {
  * together they act on the bits at h and below as a permutation of the
  * words and a reflection of some of them: recorded per level while the
  * block's own key is computed, then applied to the neighbour's low bits,
- * which leaves only the steps from h down (h - l levels, one or two for
- * most neighbours) instead of all of them. */
+ * which leaves only the steps from h down (h - l levels: none when the
+ * step to the neighbour carries past no bit of the corner) instead of all
+ * BAL_PARTITION_CURVE_BITS - l. */
 static void hilbert_nbr_keys(int dim, const uint32_t *corner, int l, uint64_t *keys) {
   enum { B = BAL_PARTITION_CURVE_BITS };
   uint32_t x[3] = {corner[0], corner[1], dim == 3 ? corner[2] : 0};
