@@ -1,0 +1,47 @@
+/* What the readers share: telling a grid from points, the message naming
+ * the file and place, and the number syntax of a weight or coordinate. */
+#include <errno.h>
+#include <float.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cli.h"
+#include "field.h"
+#include "field_internal.h"
+
+void part_field_free(part_field *f) {
+  free(f->weight);
+  free(f->coord);
+  memset(f, 0, sizeof *f);
+}
+
+bool part_bad(const char *path, const char *unit, int64_t where, const char *fmt, ...) {
+  char msg[512], q[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (unit)
+    fprintf(stderr, PART_PROG ": %s: %s %lld: %s\n", cli_quote(path, q, sizeof q), unit,
+            (long long)where, msg);
+  else fprintf(stderr, PART_PROG ": %s: %s\n", cli_quote(path, q, sizeof q), msg);
+  return false;
+}
+
+bool part_number(const char *text, bool weight, double *out, char *err, size_t n) {
+  if (weight) return cli_double_text(text, 0.0, DBL_MAX, false, false, out, err, n);
+  return cli_double_text(text, -DBL_MAX, DBL_MAX, false, false, out, err, n);
+}
+
+bool part_field_read(const char *path, part_field *f) {
+  FILE *in = fopen(path, "rb");
+  if (in == NULL) return part_bad(path, NULL, 0, "%s", strerror(errno));
+  char head[sizeof PART_GRID_MAGIC];
+  size_t got = fread(head, 1, sizeof head - 1, in);
+  fclose(in);
+  head[got] = '\0';
+  if (strcmp(head, PART_GRID_MAGIC) == 0) return part_grid_read(path, f);
+  return part_points_read(path, f);
+}
