@@ -1,6 +1,7 @@
 /* What the readers share: telling a grid from points, the message naming
  * the file and place, and the number syntax of a weight or coordinate. */
 #include <errno.h>
+#include <math.h>
 #include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +16,21 @@ void part_field_free(part_field *f) {
   free(f->weight);
   free(f->coord);
   memset(f, 0, sizeof *f);
+}
+
+void part_domain(const part_field *f, double lo[3], double hi[3]) {
+  for (int d = 0; d < 3; d++) lo[d] = hi[d] = 0.0;
+  if (f->grid) {
+    for (int d = 0; d < f->dims; d++) hi[d] = (double)f->n[d];
+    return;
+  }
+  for (int d = 0; d < f->dims; d++) lo[d] = hi[d] = f->coord[d];
+  for (int64_t i = 1; i < f->items; i++)
+    for (int d = 0; d < f->dims; d++) {
+      double x = f->coord[i * f->dims + d];
+      lo[d] = fmin(lo[d], x);
+      hi[d] = fmax(hi[d], x);
+    }
 }
 
 bool part_bad(const char *path, const char *unit, int64_t where, const char *fmt, ...) {

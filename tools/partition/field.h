@@ -41,6 +41,10 @@ bool part_field_read(const char *path, part_field *f);
 
 void part_field_free(part_field *f);
 
+/* The bounding box of the points, or the grid's box [0, n[d]] (a cell
+ * (i, j, k) is the unit box at (i, j, k)); unused dimensions 0. */
+void part_domain(const part_field *f, double lo[3], double hi[3]);
+
 /* Read an assignment (assign_io.c): it must have `items` entries, each a
  * part number in [0, its header's part count), which is at most
  * max_parts. *part gets a malloc'd array, *parts that count. */
