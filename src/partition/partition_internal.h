@@ -1,0 +1,143 @@
+/* Private: the files of the `partition` module (geometric decomposition in
+ * 2-D and 3-D, ballast/partition.h; pure, no MPI, in every build):
+ *   compute.c    bal_partition_compute(): checks, then plan, label, limit, result
+ *   result.c     the result handle: configuration defaults, accessors, destroy
+ *   method.c     the registry of methods (names to plan/place); one file each:
+ *   hilbert.c      "hilbert" (Hilbert keys) and morton.c "morton" (bit interleaving),
+ *                  both strings cut by sfc.c
+ *   rcb.c          "rcb" (recursive bisection by weighted selection)
+ *   tensor.c       "tensor" and staggered.c "staggered", both made of slabs.c
+ *   sfc.c        a curve string: keys, order, current cuts from `from`, cuts
+ *   slabs.c      planes along one dimension with equal weight between them;
+ *                the choice of a process grid
+ *   cut1d.c      cuts of a chain near reference cuts within a tolerance
+ *   remap.c      greedy max-overlap relabelling
+ *   neighbors.c  neighbour lists (touching boxes, curve order)
+ *   transfers.c  import/export lists
+ *   quality.c    grid quality figures and moved items (public, stateless)
+ *
+ * The life of one call. compute.c checks every input (nothing is written
+ * before all checks pass), resolves the method and, for box methods, the
+ * process grid. The method's plan() does the expensive work once: sorts
+ * along the curve or a dimension, places the target boundaries (and, when
+ * incremental, the current ones: ref), and gives each piece (curve piece,
+ * grid cell, bisection leaf) a base label. The method's place() turns a
+ * plan into piece indices per item and a region per piece, for a blend t
+ * in [0, 1] between the current (t = 0) and the target (t = 1)
+ * boundaries. compute.c places at t = 1, relabels (remap.c) when `from` is
+ * given, and when more items would move than allowed, bisects on t. Last it
+ * builds the handle: regions by label, neighbours, transfers and, for the
+ * box methods, the boundaries at the chosen t so that the next call can
+ * start from them (`prev`). */
+#ifndef BALLAST_PARTITION_PARTITION_INTERNAL_H
+#define BALLAST_PARTITION_PARTITION_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ballast/partition.h>
+
+/* What a method sees: the checked input and configuration. */
+typedef struct bal__part_ctx {
+  const bal_partition_input *in;
+  const bal_partition_config *cfg;
+  const bal_partition_result *prev; /* same method, parts, grid, domain; or NULL */
+  int dim;
+  int parts;
+  int grid[3];     /* resolved process grid (box methods; 1 in unused dimensions) */
+  bool incremental; /* cfg->incremental with what the method needs to use it */
+} bal__part_ctx;
+
+/* A plan: what place() needs to produce the assignment at any blend t. */
+typedef struct bal__part_plan {
+  int *label;     /* parts: base label of each piece (method order, or inherited) */
+  bool blend;     /* place() accepts t < 1 (ref is meaningful) */
+  double *ref;    /* nbound current boundaries (t = 0), or NULL */
+  double *tgt;    /* nbound target boundaries (t = 1) */
+  int64_t nbound;
+  void *priv;     /* the method's own data (freed by its release()) */
+} bal__part_plan;
+
+typedef struct bal__part_method {
+  const char *name;
+  bal_partition_region_kind kind;
+  bool grid; /* parts form a process grid (cfg->grid) */
+  /* Fill the plan; labels and boundaries allocated with malloc. */
+  int (*plan)(const bal__part_ctx *c, bal__part_plan *pl);
+  /* Piece of every item and region of every piece at blend t; bound (may
+   * be NULL) receives the nbound boundaries used. */
+  int (*place)(const bal__part_ctx *c, const bal__part_plan *pl, double t, int *piece,
+               bal_partition_region *regions, double *bound);
+  void (*release)(void *priv);
+} bal__part_method;
+
+struct bal_partition_result {
+  const bal__part_method *method;
+  int dim;
+  int parts;
+  int grid[3];
+  double lo[3], hi[3];
+  bal_partition_region *regions; /* by label */
+  int *label;                    /* piece -> label */
+  double *bound;                 /* boundaries at the chosen blend (box methods) */
+  int64_t nbound;
+  int *nbr_off, *nbr;            /* neighbours, CSR by label */
+  bal_partition_transfer *xfer;  /* sorted by (from, to) */
+  int64_t *xoff;                 /* exports of k: xfer[xoff[k] .. xoff[k+1]) */
+  const bal_partition_transfer **imp; /* sorted by (to, from) */
+  int64_t *ioff;
+  int64_t *items;                /* storage of every transfer's item list */
+};
+
+/* method.c */
+const bal__part_method *bal__part_method_find(const char *name);
+
+/* Weight of item i (unit when w is NULL). */
+static inline double bal__part_w(const double *w, int64_t i) { return w ? w[i] : 1.0; }
+
+/* cut1d.c: cut a chain of n costs (NULL = unit) into p parts with the best
+ * bottleneck (bal_rebalance_cuts()); with ref, the cuts nearest ref among
+ * those whose bottleneck is within (1 + tol) of the best. */
+int bal__part_cut1d(int64_t n, const double *w, int p, const int64_t *ref, double tol,
+                    int64_t *cuts);
+
+/* sfc.c: the curve methods' plan/place/release, given a key function that
+ * maps dim cell coordinates of BAL_PARTITION_CURVE_BITS bits to a key. */
+typedef uint64_t (*bal__part_keyfn)(int dim, const uint32_t *cell);
+int bal__part_sfc_plan(const bal__part_ctx *c, bal__part_plan *pl, bal__part_keyfn key);
+int bal__part_sfc_place(const bal__part_ctx *c, const bal__part_plan *pl, double t, int *piece,
+                        bal_partition_region *regions, double *bound);
+void bal__part_sfc_release(void *priv);
+
+/* slabs.c */
+/* Planes of p slabs along dimension d of the items idx[0..m) (all items
+ * when idx is NULL, m = n) within [a, b]: planes[0] = a, planes[p] = b,
+ * between them the planes that balance the weight, each halfway between
+ * two distinct coordinates; with ref (p+1 current planes) the nearest ones
+ * within the tolerance; then spaced by at least the minimum extent. */
+int bal__part_slab_planes(const bal__part_ctx *c, const int64_t *idx, int64_t m, int d, double a,
+                          double b, int p, const double *ref, double *planes);
+/* Slab of coordinate x among p slabs (the last one closed at its top). */
+int bal__part_slab_of(const double *planes, int p, double x);
+/* Choose grid[0..dim) with product parts: boxes closest to cubes for the
+ * domain's extents, each dimension able to hold its slabs of the minimum
+ * extent. BAL_EINVAL if none can. */
+int bal__part_grid_choose(int dim, int parts, const double *ext, const double *min_extent,
+                          int *grid);
+
+/* remap.c: relabel pieces so that as much weight as possible stays with
+ * `from`. label[] (pieces -> base labels) is replaced by the better of the
+ * base labels and the greedy matching of overlaps. piece[i] is item i's
+ * piece. */
+int bal__part_remap(int64_t n, const double *w, const int *from, const int *piece, int parts,
+                    int *label);
+
+/* neighbors.c: neighbour lists into r->nbr_off / r->nbr. For curves,
+ * `order` lists the labels in curve order. */
+int bal__part_neighbors_boxes(bal_partition_result *r);
+int bal__part_neighbors_curve(bal_partition_result *r, const int *order);
+
+/* transfers.c: transfers from `from` to `part` into r. */
+int bal__part_transfers(bal_partition_result *r, int64_t n, const int *from, const int *part);
+
+#endif
