@@ -47,8 +47,14 @@ bool part_bad(const char *path, const char *unit, int64_t where, const char *fmt
 }
 
 bool part_number(const char *text, bool weight, double *out, char *err, size_t n) {
-  if (weight) return cli_double_text(text, 0.0, DBL_MAX, false, false, out, err, n);
-  return cli_double_text(text, -DBL_MAX, DBL_MAX, false, false, out, err, n);
+  double v;
+  if (!cli_double_text(text, -DBL_MAX, DBL_MAX, false, false, &v, err, n)) return false;
+  if (weight && v < 0) {
+    snprintf(err, n, "%s is negative (weights are >= 0)", text);
+    return false;
+  }
+  *out = v;
+  return true;
 }
 
 bool part_field_read(const char *path, part_field *f) {

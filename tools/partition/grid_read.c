@@ -144,7 +144,7 @@ bool part_grid_read(const char *path, part_field *f) {
   FILE *in = fopen(path, "rb");
   if (in == NULL) return part_bad(path, NULL, 0, "%s", strerror(errno));
   char line[HEADER_MAX + 2];
-  encoding enc;
+  encoding enc = ENC_CSV;
   bool ok;
   if (!fgets(line, sizeof line, in)) ok = part_bad(path, "line", 1, "no header line");
   else if (!strchr(line, '\n')) ok = part_bad(path, "line", 1, "header line longer than %d bytes", HEADER_MAX);

@@ -35,8 +35,10 @@ typedef struct bins {
   double lo[3], scale[3];
 } bins;
 
+/* The box of point x: its index, and its coordinates in c (0 beyond dims). */
 static int64_t bin_of(const bins *b, const double *x, int dims, int64_t c[3]) {
   int64_t at = 0;
+  c[2] = 0;
   for (int d = dims - 1; d >= 0; d--) {
     c[d] = (int64_t)((x[d] - b->lo[d]) * b->scale[d]);
     if (c[d] >= b->nb[d]) c[d] = b->nb[d] - 1;
@@ -149,7 +151,7 @@ bool part_points_halo(const part_field *f, int parts, double cutoff, part_result
     r->halo += halo;
   }
   if (ok) {
-    qsort(p.key, p.n, sizeof *p.key, cmp_u64);
+    if (p.n) qsort(p.key, p.n, sizeof *p.key, cmp_u64);
     int64_t sum = 0;
     for (size_t k = 0; k < p.n; k++) {
       if (k > 0 && p.key[k] == p.key[k - 1]) continue;

@@ -22,7 +22,8 @@ void part_print_table(const part_opts *o, const part_field *f, const part_result
   if (isnan(r->imbalance)) printf("%-26s %s\n", "imbalance (max/avg)", "n/a");
   else printf("%-26s %.4f\n", "imbalance (max/avg)", r->imbalance);
   if (f->grid) printf("%-26s %lld\n", "halo (cut faces)", (long long)r->halo);
-  else printf("%-26s %lld (cutoff %g)\n", "halo (points near another part)", (long long)r->halo, r->cutoff);
+  else printf("%-26s %lld (points with a point of another part within %g)\n", "halo (points)",
+              (long long)r->halo, r->cutoff);
   printf("%-26s max %d, avg %.2f\n", "neighbours per part", r->neighbors_max, r->neighbors_avg);
   if (r->empty_parts) printf("%-26s %d\n", "empty parts", r->empty_parts);
   if (r->from)
