@@ -39,6 +39,8 @@ typedef struct opts {
   int64_t nx, ny, points, reps;
   int nparts;
   int parts[MAX_LIST];
+  int nmethods;
+  const char *methods[MAX_LIST]; /* bal_partition_method_name()s */
   uint64_t seed;
   double tol;
 } opts;
@@ -63,6 +65,24 @@ static bool parse_parts(const char *v, void *dest, char *err, size_t n) {
     o->parts[o->nparts++] = (int)p;
   }
   if (o->nparts == 0) return snprintf(err, n, "empty list"), false;
+  return true;
+}
+
+static bool parse_methods(const char *v, void *dest, char *err, size_t n) {
+  opts *o = dest;
+  char buf[512];
+  if (strlen(v) >= sizeof buf) return snprintf(err, n, "list too long"), false;
+  strcpy(buf, v);
+  o->nmethods = 0;
+  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    const char *name = NULL;
+    for (int m = 0; bal_partition_method_name(m) && !name; m++)
+      if (strcmp(t, bal_partition_method_name(m)) == 0) name = bal_partition_method_name(m);
+    if (!name) return snprintf(err, n, "unknown method '%s'", t), false;
+    if (o->nmethods == MAX_LIST) return snprintf(err, n, "more than %d entries", MAX_LIST), false;
+    o->methods[o->nmethods++] = name;
+  }
+  if (o->nmethods == 0) return snprintf(err, n, "empty list"), false;
   return true;
 }
 
@@ -158,9 +178,9 @@ static bool quality(const opts *o, const items *it, const char *field, int *part
     figures z, b;
     if (!run_zoltan(o, it, parts, part, &z)) return false;
     row(field, parts, ZOLTAN, &z, &z);
-    for (int m = 0; bal_partition_method_name(m); m++) {
-      if (!run_ballast(o, it, bal_partition_method_name(m), parts, part, &b)) return false;
-      row(field, parts, bal_partition_method_name(m), &b, &z);
+    for (int m = 0; m < o->nmethods; m++) {
+      if (!run_ballast(o, it, o->methods[m], parts, part, &b)) return false;
+      row(field, parts, o->methods[m], &b, &z);
     }
     fflush(stdout);
   }
@@ -196,8 +216,8 @@ static bool moved(const opts *o, items *it, int *part) {
          "%5s %-10s %10s %10s %7s %11s %11s\n", "parts", "method", "incr", "fresh", "ratio",
          "incr imb", "fresh imb");
   for (int pi = 0; ok && pi < o->nparts; pi++)
-    for (int m = 0; ok && bal_partition_method_name(m); m++) {
-      const char *method = bal_partition_method_name(m);
+    for (int m = 0; ok && m < o->nmethods; m++) {
+      const char *method = o->methods[m];
       bal_partition_input in = {.dim = 2, .n = n, .coords = it->coords, .weights = w1};
       memcpy(in.lo, it->lo, sizeof in.lo);
       memcpy(in.hi, it->hi, sizeof in.hi);
@@ -278,12 +298,15 @@ int main(int argc, char **argv) {
       CLI_INT("--nx", "N", &o.nx, 1, 1 << 15, "cells along x (default 1000)"),
       CLI_INT("--ny", "N", &o.ny, 1, 1 << 15, "cells along y (default 1000)"),
       CLI_CUSTOM("--parts", "LIST", &o, parse_parts, "part counts (default 16,64,256,1024)"),
+      CLI_CUSTOM("--methods", "LIST", &o, parse_methods, "Ballast methods (default: all)"),
       CLI_INT("--points", "N", &o.points, 0, 1 << 26, "clustered points (default 10^6; 0: none)"),
       CLI_INT("--reps", "R", &o.reps, 1, 63, "timed calls per figure (default 5)"),
       CLI_UINT("--seed", "S", &o.seed, "seed of the fields (default 1)"),
       CLI_DOUBLE("--zoltan-tol", "T", &o.tol, 1.0, 10.0, "Zoltan's IMBALANCE_TOL (default 1.05)"),
       CLI_END};
   const cli_program prog = {.name = PROG, .usage = PROG " [OPTIONS]", .flags = flags};
+  for (int m = 0; bal_partition_method_name(m) && m < MAX_LIST; m++)
+    o.methods[o.nmethods++] = bal_partition_method_name(m);
   int rc = cli_parse(&prog, argc, argv);
   if (rc != CLI_CONTINUE) return rc;
   MPI_Init(&argc, &argv);
