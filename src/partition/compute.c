@@ -49,12 +49,13 @@ static int resolve_grid(bal__part_ctx *c, const bal__part_method *m) {
   c->grid[0] = c->grid[1] = c->grid[2] = 1;
   if (m->kind != BAL_PARTITION_REGION_BOX) return BAL_OK;
   if (!m->grid) { /* bisection: enough minimum boxes must fit */
+    /* a dimension without a minimum can be cut without end */
     double fit = 1.0;
-    for (int d = 0; d < c->dim; d++)
-      if (cfg->min_extent[d] > 0.0) fit *= floor(ext[d] / cfg->min_extent[d]);
-    for (int d = 0; d < c->dim; d++)
+    for (int d = 0; d < c->dim; d++) {
       if (cfg->min_extent[d] > 0.0 && ext[d] < cfg->min_extent[d]) return BAL_EINVAL;
-    return fit >= (double)c->parts || !isfinite(fit) ? BAL_OK : BAL_EINVAL;
+      fit *= cfg->min_extent[d] > 0.0 ? floor(ext[d] / cfg->min_extent[d]) : INFINITY;
+    }
+    return fit >= (double)c->parts ? BAL_OK : BAL_EINVAL;
   }
   bool chosen = cfg->grid[0] || cfg->grid[1] || cfg->grid[2];
   if (!chosen) return bal__part_grid_choose(c->dim, c->parts, ext, cfg->min_extent, c->grid);

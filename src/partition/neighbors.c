@@ -44,7 +44,7 @@ static int to_csr(bal_partition_result *r, edges *s) {
   int64_t m = s->n;
   for (int64_t i = 0; i < m; i++)
     if (push(s, s->e[i].b, s->e[i].a) != BAL_OK) return BAL_ENOMEM;
-  qsort(s->e, (size_t)s->n, sizeof *s->e, by_edge);
+  if (s->n > 0) qsort(s->e, (size_t)s->n, sizeof *s->e, by_edge);
   r->nbr_off = calloc((size_t)p + 1, sizeof *r->nbr_off);
   r->nbr = malloc((size_t)(s->n > 0 ? s->n : 1) * sizeof *r->nbr);
   if (!r->nbr_off || !r->nbr) return BAL_ENOMEM;
