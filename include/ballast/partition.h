@@ -182,9 +182,12 @@ BAL_API const char *bal_partition_method_name(int i);
  * With `in->from` (the current owners):
  * - incremental (cfg->incremental): "hilbert"/"morton" take the current
  *   cuts from `from` (parts ordered by the median curve position of their
- *   items) and place each new cut as close to its current one as the
- *   tolerance allows; "tensor"/"staggered" do the same with their planes
- *   when `prev` is given (the previous result of the same method, grid and
+ *   items) and, of the cuts whose heaviest piece is within the tolerance of
+ *   the best, choose ones that move few items (the best of three
+ *   candidates: current cuts clamped into the tolerance from either end of
+ *   the string, or moved part of the way to the best cuts; not an exact
+ *   minimum); "tensor"/"staggered" do the same with their planes when
+ *   `prev` is given (the previous result of the same method, grid and
  *   domain; without it they partition afresh); "rcb" partitions afresh.
  * - remap (cfg->remap): the parts are relabelled by a greedy matching of
  *   largest overlap (weight of the items that a new part shares with an
@@ -198,7 +201,14 @@ BAL_API const char *bal_partition_method_name(int i);
  *   bisection that keeps within the limit. When even the current
  *   boundaries exceed it (`from` is not a decomposition of this method),
  *   or the method cannot move part of the way ("rcb", box methods without
- *   `prev`), the call fails with BAL_ERANGE.
+ *   `prev`), the call fails with BAL_ERANGE. Part of the way, the parts
+ *   keep the labels that follow the current decomposition (no REMAP).
+ *
+ * Cost: the method's (see the top), plus O(n) for checks and labels,
+ * O(n + pairs log pairs) for REMAP (pairs: distinct (new, current) part
+ * pairs), 20 placements more when the move limit binds, and for the box
+ * methods' neighbour lists a sweep along x: O(P log P + touching pairs)
+ * for boxes in a grid, O(P^2) at worst (boxes that all span x).
  *
  * @param in     the items (see bal_partition_input).
  * @param cfg    configuration, or NULL for the defaults.

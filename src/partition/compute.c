@@ -3,6 +3,7 @@
  * Nothing the caller gave is written before every check and allocation
  * has succeeded. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,7 +54,8 @@ static int resolve_grid(bal__part_ctx *c, const bal__part_method *m) {
     double fit = 1.0;
     for (int d = 0; d < c->dim; d++) {
       if (cfg->min_extent[d] > 0.0 && ext[d] < cfg->min_extent[d]) return BAL_EINVAL;
-      fit *= cfg->min_extent[d] > 0.0 ? floor(ext[d] / cfg->min_extent[d]) : INFINITY;
+      fit *= cfg->min_extent[d] > 0.0 ? floor(ext[d] / cfg->min_extent[d] * (1.0 + 1e-9))
+                                      : INFINITY;
     }
     return fit >= (double)c->parts ? BAL_OK : BAL_EINVAL;
   }
@@ -152,6 +154,7 @@ int bal_partition_compute(const bal_partition_input *in, const bal_partition_con
   c.incremental = cfg->incremental && in->from;
   int64_t n = in->n;
   int p = c.parts;
+  if ((uint64_t)n > SIZE_MAX / 64) return BAL_ENOMEM; /* n records of up to 40 bytes */
   bal__part_plan pl = {0};
   int *piece = malloc((size_t)n * sizeof *piece);
   int *label = malloc((size_t)p * sizeof *label);

@@ -31,29 +31,12 @@
 
 /* Largest j in [at, n] with pre[j] <= limit (pre[at] <= limit). */
 static int64_t reach(const double *pre, int64_t at, int64_t n, double limit) {
-  int64_t a = at, b = n;
-  while (a < b) {
-    int64_t mid = a + (b - a + 1) / 2;
-    if (pre[mid] <= limit)
-      a = mid;
-    else
-      b = mid - 1;
-  }
-  return a;
+  return bal__part_first(pre, at + 1, n + 1, limit, true) - 1;
 }
 
 /* Smallest j in [0, end] with pre[end] - pre[j] <= cap. */
 static int64_t earliest(const double *pre, int64_t end, double cap) {
-  double limit = pre[end] - cap;
-  int64_t a = 0, b = end;
-  while (a < b) {
-    int64_t mid = a + (b - a) / 2;
-    if (pre[mid] >= limit)
-      b = mid;
-    else
-      a = mid + 1;
-  }
-  return a;
+  return bal__part_first(pre, 0, end, pre[end] - cap, false);
 }
 
 /* Items crossing the cuts between c and ref. */

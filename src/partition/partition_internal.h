@@ -4,13 +4,15 @@
  *   result.c     the result handle: configuration defaults, accessors, destroy
  *   method.c     the registry of methods (names to plan/place); one file each:
  *   hilbert.c      "hilbert" (Hilbert keys) and morton.c "morton" (bit interleaving),
+ *                  both spreading bits with spread.h,
  *                  both strings cut by sfc.c
  *   rcb.c          "rcb" (recursive bisection by weighted selection)
  *   tensor.c       "tensor" and staggered.c "staggered", both made of slabs.c
  *   sfc.c        a curve string: keys, order, current cuts from `from`, cuts
  *   slabs.c      planes along one dimension with equal weight between them;
  *                the choice of a process grid
- *   cut1d.c      cuts of a chain near reference cuts within a tolerance
+ *   cut1d.c      cuts of a chain that move few items from reference cuts
+ *                within a tolerance
  *   remap.c      greedy max-overlap relabelling
  *   neighbors.c  neighbour lists (touching boxes, curve order)
  *   transfers.c  import/export lists
@@ -95,9 +97,25 @@ const bal__part_method *bal__part_method_find(const char *name);
 /* Weight of item i (unit when w is NULL). */
 static inline double bal__part_w(const double *w, int64_t i) { return w ? w[i] : 1.0; }
 
+/* Binary search in a nondecreasing a[lo..hi): the first index whose
+ * value is >= x (or > x when strictly), hi when there is none. Every
+ * search of the module (cuts, slabs, planes) is one of these two. */
+static inline int64_t bal__part_first(const double *a, int64_t lo, int64_t hi, double x,
+                                      bool strictly) {
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (strictly ? a[mid] > x : a[mid] >= x)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
 /* cut1d.c: cut a chain of n costs (NULL = unit) into p parts with the best
- * bottleneck (bal_rebalance_cuts()); with ref, the cuts nearest ref among
- * those whose bottleneck is within (1 + tol) of the best. */
+ * bottleneck (bal_rebalance_cuts()); with ref and tol > 0, cuts whose
+ * bottleneck is within (1 + tol) of the best that move few items from ref
+ * (the best of three candidates). */
 int bal__part_cut1d(int64_t n, const double *w, int p, const int64_t *ref, double tol,
                     int64_t *cuts);
 
@@ -113,8 +131,9 @@ void bal__part_sfc_release(void *priv);
 /* Planes of p slabs along dimension d of the items idx[0..m) (all items
  * when idx is NULL, m = n) within [a, b]: planes[0] = a, planes[p] = b,
  * between them the planes that balance the weight, each halfway between
- * two distinct coordinates; with ref (p+1 current planes) the nearest ones
- * within the tolerance; then spaced by at least the minimum extent. */
+ * two distinct coordinates; with ref (p+1 current planes) those within the
+ * tolerance that move few items (cut1d.c); then spaced by at least the
+ * minimum extent. */
 int bal__part_slab_planes(const bal__part_ctx *c, const int64_t *idx, int64_t m, int d, double a,
                           double b, int p, const double *ref, double *planes);
 /* Slab of coordinate x among p slabs (the last one closed at its top). */

@@ -10,7 +10,11 @@
  * O(n log n log p) for a sort at every level. Items equal to the pivot may
  * be split between the halves at any point, so ties (a grid's lines of
  * cells) do not limit the balance; the plane then passes through the tied
- * items and both closed boxes contain them.
+ * items and both closed boxes contain them. The tied items are sorted by
+ * their other coordinates first (O(t log t) for the t items on the plane),
+ * so that the boundary takes one step along the plane: split in the order
+ * the partitioning left them, a 1000 x 1000 grid into 1024 parts had 23%
+ * more cut faces.
  *
  * The items are copied into one array of records (coordinates, weight,
  * index) that the recursion partitions in place: the selection then reads
@@ -50,6 +54,17 @@ static void swap(rec *a, rec *b) {
   *b = t;
 }
 
+/* Orders of the items on a cut plane across dimension d: by the other
+ * coordinates, lower dimension first. */
+static int cmp2(const rec *a, const rec *b, int e, int f) {
+  if (a->x[e] != b->x[e]) return a->x[e] < b->x[e] ? -1 : 1;
+  return (a->x[f] > b->x[f]) - (a->x[f] < b->x[f]);
+}
+static int others0(const void *a, const void *b) { return cmp2(a, b, 1, 2); }
+static int others1(const void *a, const void *b) { return cmp2(a, b, 0, 2); }
+static int others2(const void *a, const void *b) { return cmp2(a, b, 0, 1); }
+static int (*const by_others[3])(const void *, const void *) = {others0, others1, others2};
+
 /* Weighted selection along d: reorder r[0..m) so that r[0..k) <= r[k..m)
  * and the weight of r[0..k) is as close to target as the order allows.
  * unit: count items instead of weighing them. Returns k. */
@@ -84,7 +99,10 @@ static int64_t select_split(rcb_run *run, rec *r, int64_t m, int d, double targe
     if (acc + wl >= target) {
       hi = a;
     } else if (acc + wl + we >= target) {
-      /* inside the equal items: any split point keeps the order */
+      /* inside the equal items: any split point keeps the order; sorted
+       * by the other coordinates, the items on the plane that go down
+       * form one run (a single step in the boundary), not a scatter */
+      qsort(r + a, (size_t)(b - a), sizeof *r, by_others[d]);
       double s = acc + wl;
       int64_t k = a;
       while (k < b && s + (unit ? 1.0 : r[k].w) < target) s += unit ? 1.0 : r[k++].w;
@@ -102,6 +120,11 @@ static int64_t select_split(rcb_run *run, rec *r, int64_t m, int d, double targe
   }
   return lo;
 }
+
+/* Minimum boxes of side m that fit across extent e. Extents are
+ * differences of planes that were placed at lo + k m, so they may fall an
+ * ulp short of a multiple of m: a relative slack of 1e-9 counts them whole. */
+static double fits(double e, double m) { return floor(e / m * (1.0 + 1e-9)); }
 
 /* Thickness that p parts need along d when the other dimensions of a box
  * of extents e hold q minimum boxes. */
@@ -141,9 +164,10 @@ static int bisect(rcb_run *run, rec *r, int64_t m, double *lo, double *hi, int p
     int e = dims[q];
     double others = 1.0;
     for (int f = 0; f < dim; f++)
-      if (f != e) others *= me[f] > 0.0 ? floor((hi[f] - lo[f]) / me[f]) : INFINITY;
+      if (f != e) others *= me[f] > 0.0 ? fits(hi[f] - lo[f], me[f]) : INFINITY;
     double a = lo[e] + need(me[e], p1, others), b = hi[e] - need(me[e], p2, others);
-    if (a <= b) {
+    if (a <= b + 1e-9 * me[e]) {
+      if (a > b) a = b = lo[e] + (hi[e] - lo[e]) / 2.0; /* an ulp apart */
       d = e;
       cmin = a;
       cmax = b;
@@ -162,8 +186,8 @@ static int bisect(rcb_run *run, rec *r, int64_t m, double *lo, double *hi, int p
     plane = cmax;
   } else {
     double below = -INFINITY, above = INFINITY;
-    for (int64_t i = 0; i < k; i++) below = fmax(below, r[i].x[d]);
-    for (int64_t i = k; i < m; i++) above = fmin(above, r[i].x[d]);
+    for (int64_t i = 0; i < k; i++) below = r[i].x[d] > below ? r[i].x[d] : below;
+    for (int64_t i = k; i < m; i++) above = r[i].x[d] < above ? r[i].x[d] : above;
     plane = below == above ? below : below + (above - below) / 2.0;
   }
   if (plane < cmin || plane > cmax) {

@@ -1,8 +1,8 @@
-/* REMAP ([Boman 2012]: Zoltan relabels a new partition to keep data in
- * place): the overlap of new piece j with current part l is the weight of
- * the items in both. Pairs are matched greedily, heaviest first (ties: more
- * items, then lower piece, then lower label), each piece and each label
- * once; unmatched pieces take the free labels in increasing order. Greedy
+/* REMAP, as Zoltan's parameter of that name relabels a new partition to
+ * keep data in place (Zoltan: [Boman 2012]): the overlap of new piece j
+ * with current part l is the weight of the items in both. Pairs are
+ * matched greedily, heaviest first (ties: more items, then lower piece,
+ * then lower label), each piece and each label once; unmatched pieces take the free labels in increasing order. Greedy
  * matching is within a factor 2 of the best matching, not always as good
  * as the labels the method gave, so the base labels are kept when they
  * leave at least as much weight in place.

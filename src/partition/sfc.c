@@ -14,8 +14,8 @@
  * part is placed on the string at the median position of its items, the
  * parts ordered so, and the current cut k is the number of items of the
  * first k parts. The new piece j inherits the label of the j-th current
- * part, and its cuts are the ones nearest the current cuts within the
- * tolerance (cut1d.c). */
+ * part, and its cuts are those of cut1d.c's candidates within the
+ * tolerance that move the fewest items. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

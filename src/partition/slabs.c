@@ -23,19 +23,6 @@ static int by_x(const void *pa, const void *pb) {
   return (a->x > b->x) - (a->x < b->x);
 }
 
-/* Number of groups with value < x. */
-static int64_t groups_below(const double *val, int64_t g, double x) {
-  int64_t a = 0, b = g;
-  while (a < b) {
-    int64_t mid = a + (b - a) / 2;
-    if (val[mid] < x)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  return a;
-}
-
 int bal__part_slab_planes(const bal__part_ctx *c, const int64_t *idx, int64_t m, int d, double a,
                           double b, int p, const double *ref, double *planes) {
   const bal_partition_input *in = c->in;
@@ -67,7 +54,7 @@ int bal__part_slab_planes(const bal__part_ctx *c, const int64_t *idx, int64_t m,
   if (ref) {
     rc_[0] = 0;
     for (int s = 1; s < p; s++) {
-      int64_t k = groups_below(val, g, ref[s]);
+      int64_t k = bal__part_first(val, 0, g, ref[s], false); /* groups below ref[s] */
       rc_[s] = k < rc_[s - 1] ? rc_[s - 1] : k;
     }
     rc_[p] = g;
@@ -95,15 +82,8 @@ out:
 }
 
 int bal__part_slab_of(const double *planes, int p, double x) {
-  int a = 0, b = p - 1; /* largest s in [0, p-1] with planes[s] <= x */
-  while (a < b) {
-    int mid = a + (b - a + 1) / 2;
-    if (planes[mid] <= x)
-      a = mid;
-    else
-      b = mid - 1;
-  }
-  return a;
+  /* the last s in [0, p-1] with planes[s] <= x (planes[0] <= x always) */
+  return (int)bal__part_first(planes, 1, p, x, true) - 1;
 }
 
 /* How far boxes of extents e[0..dim) are from cubes: the ratio of the

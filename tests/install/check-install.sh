@@ -20,7 +20,7 @@ PKG_CONFIG_PATH="$pc_dir" cc "$src/examples/for_reduce.c" -o "$tmp/pc_consumer" 
 LD_LIBRARY_PATH="$tmp/prefix/lib:$tmp/prefix/lib64:${LD_LIBRARY_PATH:-}" "$tmp/pc_consumer" 20000
 # Flags written by hand, no MPI include path (as a user who does not use
 # MPI would write them): ballast.h with BALLAST_NO_MPI, and the MPI-free
-# rebalance_plan.h on its own, both with plain cc.
+# rebalance_plan.h and partition.h on their own, all with plain cc.
 libdir=$(dirname "$(find "$tmp/prefix" -name 'libballast.so' | head -1)")
 cc -std=c11 -Wall -Wextra -Wpedantic -Werror -DBALLAST_NO_MPI -I"$tmp/prefix/include" \
   "$src/examples/for_reduce.c" -o "$tmp/nompi_consumer" -L"$libdir" -lballast
@@ -42,6 +42,26 @@ EOF
 cc -std=c11 -Wall -Wextra -Wpedantic -Werror -I"$tmp/prefix/include" "$tmp/plan.c" \
   -o "$tmp/plan" -L"$libdir" -lballast
 LD_LIBRARY_PATH="$libdir:${LD_LIBRARY_PATH:-}" "$tmp/plan"
+# partition.h is MPI-free too: four points into two boxes.
+cat >"$tmp/part.c" <<'EOF'
+#include <ballast/partition.h>
+#ifdef MPI_VERSION
+#error "partition.h included <mpi.h>"
+#endif
+int main(void) {
+  const double xy[8] = {0.1, 0.5, 0.2, 0.5, 0.8, 0.5, 0.9, 0.5};
+  bal_partition_input in = {2, {0, 0, 0}, {1, 1, 0}, 4, xy, NULL, NULL};
+  bal_partition_config cfg;
+  int part[4];
+  bal_partition_config_init(&cfg);
+  cfg.parts = 2;
+  if (bal_partition_compute(&in, &cfg, NULL, part, NULL) != BAL_OK) return 1;
+  return part[0] == part[1] && part[2] == part[3] && part[0] != part[2] ? 0 : 1;
+}
+EOF
+cc -std=c11 -Wall -Wextra -Wpedantic -Werror -I"$tmp/prefix/include" "$tmp/part.c" \
+  -o "$tmp/part" -L"$libdir" -lballast
+LD_LIBRARY_PATH="$libdir:${LD_LIBRARY_PATH:-}" "$tmp/part"
 # ballast pop finds the installed libballast_pop.so from its own directory
 # and measures an installed MPI program with it (MPI builds).
 if [ -x "$tmp/prefix/bin/ballast-pop" ]; then

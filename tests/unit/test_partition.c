@@ -35,21 +35,19 @@ static void method_names(void **state) {
   assert_null(bal_partition_method_name(5));
 }
 
-/* Every method, 2-D and 3-D, P from 1 to 64 (powers of two and not),
- * several seeds, with and without weights and current owners. */
+/* Every method, 2-D and 3-D, every P from 1 to 64, two seeds, with and
+ * without weights and current owners, and a second step from the first. */
 static void invariants_random(void **state) {
   (void)state;
-  const int ps[] = {1, 2, 3, 5, 7, 8, 12, 13, 16, 27, 31, 64};
-  const int64_t n = 700;
+  const int64_t n = 400;
   double *coords = malloc((size_t)n * 3 * sizeof *coords);
   double *w = malloc((size_t)n * sizeof *w);
   int *from = malloc((size_t)n * sizeof *from);
   int *part = malloc((size_t)n * sizeof *part);
   assert_true(coords && w && from && part);
-  for (uint64_t seed = 1; seed <= 3; seed++) {
+  for (uint64_t seed = 1; seed <= 2; seed++) {
     for (int dim = 2; dim <= 3; dim++) {
-      for (size_t pi = 0; pi < sizeof ps / sizeof ps[0]; pi++) {
-        int p = ps[pi];
+      for (int p = 1; p <= 64; p++) {
         bal__rng rng;
         bal__rng_seed(&rng, seed * 1000 + (uint64_t)(dim * 100 + p));
         pc_points(&rng, dim, n, coords, w);
@@ -91,39 +89,67 @@ static void invariants_random(void **state) {
   free(part);
 }
 
-/* Items at the centres of an 8 x 8 grid, one per part: the parts in label
- * order follow the curve, and Hilbert's consecutive cells share a face. */
-static void hilbert_cells_adjacent(void **state) {
+/* Boxes that touch by a corner are neighbours: a 3 x 3 x 3 grid of boxes
+ * gives the middle one 26, a corner one 7; rcb's 2 x 2 x 2 gives 7 each. */
+static void neighbors_26(void **state) {
   (void)state;
-  const int64_t cells[3] = {8, 8, 1};
-  double coords[64 * 2];
-  pc_grid_coords(2, cells, coords);
-  int part[64];
+  const int64_t cells[3] = {6, 6, 6};
+  double coords[216 * 3];
+  pc_grid_coords(3, cells, coords);
+  int part[216];
+  bal_partition_config cfg;
+  bal_partition_config_init(&cfg);
+  bal_partition_input in = {3, {0, 0, 0}, {6, 6, 6}, 216, coords, NULL, NULL};
+  const char *grid_methods[] = {"tensor", "staggered"};
+  for (int m = 0; m < 2; m++) {
+    cfg.method = grid_methods[m];
+    cfg.parts = 27;
+    bal_partition_result *r = NULL;
+    assert_int_equal(bal_partition_compute(&in, &cfg, NULL, part, &r), BAL_OK);
+    pc_check_result(&in, 27, part, r);
+    assert_int_equal(bal_partition_neighbors(r, 13, NULL), 26); /* (1, 1, 1) */
+    assert_int_equal(bal_partition_neighbors(r, 0, NULL), 7);
+    for (int i = 0; i < 216; i++) { /* 2 x 2 x 2 cells per box */
+      int x = i % 6 / 2, y = i / 6 % 6 / 2, z = i / 36 / 2;
+      assert_int_equal(part[i], x + 3 * (y + 3 * z));
+    }
+    bal_partition_result_destroy(r);
+  }
+  cfg.method = "rcb";
+  cfg.parts = 8;
+  bal_partition_result *r = NULL;
+  assert_int_equal(bal_partition_compute(&in, &cfg, NULL, part, &r), BAL_OK);
+  pc_check_result(&in, 8, part, r);
+  for (int k = 0; k < 8; k++) assert_int_equal(bal_partition_neighbors(r, k, NULL), 7);
+  bal_partition_result_destroy(r);
+}
+
+/* Items at the centres of a side^dim grid (64 cells), one per part: the
+ * parts in label order follow the curve, and Hilbert's consecutive cells
+ * share a face. */
+static void hilbert_steps_are_faces(int dim, int side) {
+  const int64_t cells[3] = {side, side, dim == 3 ? side : 1};
+  double coords[64 * 3];
+  pc_grid_coords(dim, cells, coords);
+  int part[64], at[64];
   bal_partition_config cfg;
   bal_partition_config_init(&cfg);
   cfg.method = "hilbert";
   cfg.parts = 64;
-  bal_partition_input in = {2, {0, 0, 0}, {8, 8, 0}, 64, coords, NULL, NULL};
+  bal_partition_input in = {dim, {0, 0, 0}, {side, side, side}, 64, coords, NULL, NULL};
   assert_int_equal(bal_partition_compute(&in, &cfg, NULL, part, NULL), BAL_OK);
-  int at[64];
   for (int i = 0; i < 64; i++) at[part[i]] = i;
   for (int k = 0; k + 1 < 64; k++) {
-    int a = at[k], b = at[k + 1];
-    int dx = abs(a % 8 - b % 8), dy = abs(a / 8 - b / 8);
-    assert_int_equal(dx + dy, 1);
-  }
-  /* 3-D: 4 x 4 x 4 */
-  const int64_t c3[3] = {4, 4, 4};
-  double x3[64 * 3];
-  pc_grid_coords(3, c3, x3);
-  bal_partition_input in3 = {3, {0, 0, 0}, {4, 4, 4}, 64, x3, NULL, NULL};
-  assert_int_equal(bal_partition_compute(&in3, &cfg, NULL, part, NULL), BAL_OK);
-  for (int i = 0; i < 64; i++) at[part[i]] = i;
-  for (int k = 0; k + 1 < 64; k++) {
-    int a = at[k], b = at[k + 1];
-    int d = abs(a % 4 - b % 4) + abs(a / 4 % 4 - b / 4 % 4) + abs(a / 16 - b / 16);
+    int a = at[k], b = at[k + 1], d = 0;
+    for (int stride = 1; stride < 64; stride *= side) d += abs(a / stride % side - b / stride % side);
     assert_int_equal(d, 1);
   }
+}
+
+static void hilbert_cells_adjacent(void **state) {
+  (void)state;
+  hilbert_steps_are_faces(2, 8);
+  hilbert_steps_are_faces(3, 4);
 }
 
 /* Morton order on a 4 x 4 grid: the cell whose interleaved bits (x low)
@@ -322,6 +348,35 @@ static void min_extent_respected(void **state) {
     coords[2 * i + 1] = 0.5 + 0.01 * (coords[2 * i + 1] - 0.5);
   }
   const char *box[] = {"rcb", "tensor", "staggered"};
+  /* 3-D: a cluster in a box; extents 0.2 x 0.25 x 0.3 hold 5 x 4 x 3 = 60 */
+  {
+    double c3[N * 3];
+    pc_points(&rng, 3, N, c3, NULL);
+    for (int i = 0; i < N * 3 / 2; i++) c3[i] = 0.5 + 0.01 * (c3[i] - 0.5);
+    for (int m = 0; m < 3; m++) {
+      for (int p = 5; p <= 36; p += 31) {
+        bal_partition_config cfg;
+        bal_partition_config_init(&cfg);
+        cfg.method = box[m];
+        cfg.parts = p;
+        cfg.min_extent[0] = 0.2;
+        cfg.min_extent[1] = 0.25;
+        cfg.min_extent[2] = 0.3;
+        bal_partition_input in = {3, {0, 0, 0}, {1, 1, 1}, N, c3, w, NULL};
+        bal_partition_result *r = NULL;
+        int rc = bal_partition_compute(&in, &cfg, NULL, part, &r);
+        if (rc != BAL_OK) fail_msg("%s P=%d 3-D: %d", box[m], p, rc);
+        pc_check_result(&in, p, part, r);
+        for (int k = 0; k < p; k++) {
+          bal_partition_region g;
+          bal_partition_region_get(r, k, &g);
+          for (int d = 0; d < 3; d++)
+            assert_true(g.hi[d] - g.lo[d] >= cfg.min_extent[d] * (1 - 1e-9));
+        }
+        bal_partition_result_destroy(r);
+      }
+    }
+  }
   for (int m = 0; m < 3; m++) {
     for (int p = 2; p <= 16; p += 7) {
       bal_partition_config cfg;
@@ -376,6 +431,7 @@ int main(void) {
       cmocka_unit_test(hilbert_cells_adjacent), cmocka_unit_test(morton_order),
       cmocka_unit_test(grid_quality_counts),   cmocka_unit_test(moved_counts),
       cmocka_unit_test(bad_input_untouched),   cmocka_unit_test(min_extent_respected),
+      cmocka_unit_test(neighbors_26),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

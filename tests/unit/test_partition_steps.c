@@ -59,6 +59,18 @@ static bal_partition_input input(const grid *g, const double *w, const int *from
   return (bal_partition_input){2, {0, 0, 0}, {400, 250, 0}, NCELLS, g->coords, w, from};
 }
 
+/* The first step of a method, P = 16, on the field before the change:
+ * owners into g->a, the result (for `prev`) returned. */
+static bal_partition_result *first_step(grid *g, const char *name, bal_partition_config *cfg) {
+  bal_partition_config_init(cfg);
+  cfg->method = name;
+  cfg->parts = 16;
+  bal_partition_input in0 = input(g, g->w0, NULL);
+  bal_partition_result *r0 = NULL;
+  assert_int_equal(bal_partition_compute(&in0, cfg, NULL, g->a, &r0), BAL_OK);
+  return r0;
+}
+
 static double imbalance(const double *w, int p, const int *part) {
   bal_partition_quality q;
   assert_int_equal(bal_partition_grid_quality(2, CELLS, NCELLS, w, p, part, &q), BAL_OK);
@@ -98,12 +110,7 @@ static void incremental_moves_little(void **state) {
   for (int m = 0; bal_partition_method_name(m); m++) {
     const char *name = bal_partition_method_name(m);
     bal_partition_config cfg;
-    bal_partition_config_init(&cfg);
-    cfg.method = name;
-    cfg.parts = 16;
-    bal_partition_input in0 = input(g, g->w0, NULL);
-    bal_partition_result *r0 = NULL;
-    assert_int_equal(bal_partition_compute(&in0, &cfg, NULL, g->a, &r0), BAL_OK);
+    bal_partition_result *r0 = first_step(g, name, &cfg);
     /* fresh */
     bal_partition_input in1 = input(g, g->w1, NULL);
     assert_int_equal(bal_partition_compute(&in1, &cfg, NULL, g->b, NULL), BAL_OK);
@@ -149,12 +156,7 @@ static void move_limit_respected(void **state) {
   for (int m = 0; bal_partition_method_name(m); m++) {
     const char *name = bal_partition_method_name(m);
     bal_partition_config cfg;
-    bal_partition_config_init(&cfg);
-    cfg.method = name;
-    cfg.parts = 16;
-    bal_partition_input in0 = input(g, g->w0, NULL);
-    bal_partition_result *r0 = NULL;
-    assert_int_equal(bal_partition_compute(&in0, &cfg, NULL, g->a, &r0), BAL_OK);
+    bal_partition_result *r0 = first_step(g, name, &cfg);
     /* a large change: the hotspot moves across the domain */
     double *w2 = malloc((size_t)NCELLS * sizeof *w2);
     assert_non_null(w2);
