@@ -99,6 +99,8 @@ int part_run(const part_opts *o, const part_field *f, part_result *r) {
                            (long long)f->items, f->grid ? "cells" : "points");
   if (f->dims == 2 && o->grid[2] > 1)
     return cli_usage_error(PART_PROG, "--grid-dims: three dimensions for a 2-D input");
+  if (f->dims == 3 && o->grid[0] && !o->grid[2])
+    return cli_usage_error(PART_PROG, "--grid-dims: two dimensions for a 3-D input");
   if (f->grid && o->cutoff > 0)
     return cli_usage_error(PART_PROG, "--cutoff: only for points (the input is a grid)");
   if (o->from && !part_assign_read(o->from, f->items, (int)o->parts, &r->from, &r->from_parts))
