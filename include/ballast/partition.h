@@ -29,8 +29,9 @@
  *   ceil(p/2) parts, the weight split in the same proportion; the cut is
  *   found by selection (expected O(m) for m items), not by sorting, so the
  *   whole call is O(n log P) expected. Items on a cut plane may go to either
- *   side (their order in the input breaks the tie), so the balance is not
- *   limited by ties. Region: a box.
+ *   side (in order of their other coordinates, so that the boundary takes
+ *   a single step along the plane), so the balance is not limited by ties.
+ *   Region: a box.
  * - "tensor": a Cartesian grid of px x py [x pz] parts; along each
  *   dimension the planes are placed so that the slabs between them carry
  *   equal summed weight (ALL's tensor method). Region: a box. O(n log n).
