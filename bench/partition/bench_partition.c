@@ -1,7 +1,7 @@
 /* bench_partition: bal_partition_compute() against Zoltan's RCB on the
- * same items (docs/BENCHMARKS.md, "partition"). For the grid fields of
- * fields.h (cells as points at their centres, with weights) and clustered
- * points, at each --parts:
+ * same items (docs/BENCHMARKS.md, "partition: against Zoltan RCB on 10⁶
+ * cells"). For the grid fields of fields.h (cells as points at their
+ * centres, with weights) and clustered points, at each --parts:
  *   - load imbalance (max/avg) of every Ballast method and of Zoltan RCB;
  *   - halo as a ratio to Zoltan RCB's: cut faces of the grid
  *     (bal_partition_grid_quality), for points those with a point of
