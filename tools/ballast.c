@@ -22,6 +22,7 @@ static const struct {
     {"malleable", "a bal_for loop whose rate follows the CPUs a node manager gives it"},
     {"node", "share a node's CPUs among jobs: registry, masks, run a job next to others"},
     {"overlay", "build a small-world overlay; measure degrees, routes, build times"},
+    {"partition", "split a weight grid or points into P parts; imbalance, halo, moves"},
     {"pop", "POP efficiency metrics (load balance, ...) of an unmodified MPI program"},
     {"sched", "replay an SWF workload trace under FCFS, EASY or SD-Policy scheduling"},
     {"simulate-dlb", "DLB_Bench on thousands of simulated ranks (SimGrid SMPI cluster)"},

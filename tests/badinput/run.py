@@ -24,6 +24,7 @@ import re
 import shlex
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -71,6 +72,45 @@ def make_fixtures(d):
     write("noheader.swf", TINY_SWF.split("\n", 2)[2])
     write(b"tr\xffce.swf", TINY_SWF)  # a file name that is not UTF-8
     os.mkdir(os.path.join(d, "dir.swf"))
+    partition_fixtures(write)
+
+
+def partition_fixtures(write):
+    """Inputs of `ballast partition` (docs/partition.md, "File formats"):
+    a 4 x 3 grid in each encoding, 3-D and point files, assignments, and
+    one broken copy per error the readers report."""
+    rows = ["1,2,3,4", "5,6,7,8", "9,10,11,12"]
+    write("grid.csv", "ballast-grid 4 3 csv\n" + "\n".join(rows) + "\n")
+    write("grid3.csv", "ballast-grid 4 3 2 csv\n" + "\n".join(rows * 2) + "\n")
+    f64 = struct.pack("<12d", *range(1, 13))
+    write("grid.f64", b"ballast-grid 4 3 f64le\n" + f64, "wb")
+    write("grid.f32", b"ballast-grid 4 3 f32le\n" + struct.pack("<12f", *range(1, 13)), "wb")
+    write("short.f64", b"ballast-grid 4 3 f64le\n" + f64[:-8], "wb")
+    write("long.f64", b"ballast-grid 4 3 f64le\n" + f64 + b"\0", "wb")
+    # cell 5 negative: byte 23 (the header) + 5 * 8 = 63
+    write("neg.f64", b"ballast-grid 4 3 f64le\n" + struct.pack("<12d", *[1, 1, 1, 1, 1, -2, 1, 1, 1, 1, 1, 1]), "wb")
+    write("nan.f32", b"ballast-grid 4 3 f32le\n" + struct.pack("<12f", *([1] * 11 + [float("nan")])), "wb")
+    write("enc.grid", "ballast-grid 4 3 f16le\n")
+    write("header.grid", "ballast-grid 4\n")
+    write("zero.grid", "ballast-grid 0 3 csv\n")
+    write("huge.grid", "ballast-grid 1073741824 2 csv\n")
+    write("rows.csv", "ballast-grid 4 3 csv\n" + "\n".join(rows[:2]) + "\n")
+    write("extra.csv", "ballast-grid 4 3 csv\n" + "\n".join(rows + ["1,1,1,1"]) + "\n")
+    write("cols.csv", "ballast-grid 4 3 csv\n1,2,3,4\n5,6,7\n9,10,11,12\n")
+    write("negcell.csv", "ballast-grid 4 3 csv\n1,2,3,4\n5,6,-7,8\n9,10,11,12\n")
+    write("nancell.csv", "ballast-grid 4 3 csv\n1,2,3,4\n5,6,7,8\n9,nan,11,12\n")
+    write("points.csv", "# x,y,w\n" + "".join(f"{i % 5}.5,{i // 5}.25,{1 + i % 3}\n" for i in range(20)))
+    write("points3.csv", "".join(f"{i % 3},{i // 3 % 3},{i // 9},1\n" for i in range(27)))
+    write("mixed.csv", "0,0,1\n1,1,1\n2,2,2,1\n")
+    write("fields.csv", "0,0,1\n1,1\n")
+    write("negw.csv", "0,0,1\n1,1,-1\n")
+    write("nanx.csv", "0,0,1\nnan,1,1\n")
+    write("nopoints.csv", "# nothing but a comment\n")
+    write("grid.parts", "ballast-parts 12 2\n" + "0\n" * 6 + "1\n" * 6)
+    write("count.parts", "ballast-parts 11 2\n" + "0\n" * 11)
+    write("range.parts", "ballast-parts 12 2\n" + "0\n" * 11 + "7\n")
+    write("cut.parts", "ballast-parts 12 2\n" + "0\n" * 10)
+    write("noheader.parts", "0\n" * 12)
 
 
 # NAME=VALUE before a case's arguments: an environment variable for that case.

@@ -129,7 +129,7 @@ uts)
     --baseline-nodes 0 --json >"$tmp/pop-uts.json" 2>"$tmp/uts.out"
   grep -o '^{.*}$' "$tmp/uts.out" >"$tmp/uts.json"
   python3 - "$tmp/pop-uts.json" "$tmp/uts.json" <<'PY'
-import json, sys
+import json, os, sys
 g = json.load(open(sys.argv[1]))["regions"][0]
 u = json.load(open(sys.argv[2]))
 P, T, work = g["ranks"], u["time_s"], u["steal"]["work_s"]
@@ -143,12 +143,22 @@ E = g["elapsed_s"]
 # pop's run (MPI_Init to MPI_Finalize) holds uts's search: longer by the
 # set-up and the end, 1-2 ms unless a loaded machine holds a rank up there.
 assert E >= T - 0.001, (E, T)
-# Tasks are useful time (outside MPI) for pop too, but for the polls they
-# make every 256 nodes (measured, so 2% off).
-assert useful >= 0.98 * work, (useful, work)
-# pop's MPI time is spent outside tasks (P x pop's elapsed - uts's task
-# time) but for those same polls.
-assert mpi <= P * E - work + 0.02 * P * T, (mpi, P * E - work)
+# Every rank's time is useful or MPI: pop loses and invents none.
+for r in g["per_rank"]:
+    assert abs(r["useful_s"] + r["mpi_s"] - r["elapsed_s"]) <= 1e-3 * r["elapsed_s"] + 1e-4, r
+# Task time outside the polls is useful time for pop, and the polls made
+# inside tasks are part of pop's MPI time, so work - mpi <= useful whatever
+# the load. On a quiet machine the polls are short and this bounds pop's
+# useful time closely; on a loaded one a rank preempted inside a poll
+# (every 256 nodes) accrues MPI time: at load 5-6 on 2 cores pop counted
+# up to 24 s of 25 as MPI while uts counted 2 s as task time, so the
+# tight bounds below are asserted only for a quiet-machine run.
+assert work - mpi <= useful * 1.001 + 1e-3, (work, mpi, useful)
+if os.environ.get("POP_UTS_STRICT") == "1":
+    # Polls are at most 2% of task time, measured on a quiet machine.
+    assert useful >= 0.98 * work, (useful, work)
+    # pop's MPI time is spent outside tasks but for those same polls.
+    assert mpi <= P * E - work + 0.02 * P * T, (mpi, P * E - work)
 # The polls are measured: without the MPI_Test/MPI_Iprobe wrappers the
 # ranks made 297-403 measured calls in this run, with them 11,039-14,886
 # (docs/pop.md, "Polling").

@@ -14,6 +14,11 @@
  * after printing "PROG: FLAG: ..." to stderr, if no process can be started. */
 FILE *gnuplot_open(const char *prog, const char *flag);
 
+/* Is gnuplot on PATH? If not, prints the message gnuplot_close() gives
+ * then ("PROG: FLAG needs gnuplot, ...") and returns false: for a check
+ * before the work whose result is to be drawn. */
+bool gnuplot_found(const char *prog, const char *flag);
+
 /* End the script and wait for gnuplot. Returns true on success; otherwise
  * prints "PROG: FLAG: ..." (saying to install gnuplot-nox when gnuplot is
  * not on PATH) and returns false. */
