@@ -27,7 +27,9 @@
 #   SMPI_RANKS="28 112"  SMPI_TREES="T1"  PROBE_COST=1e-6  SLICE=2e-5
 #   TIMEOUT=900         seconds one simulation may take before it is stopped
 # Output: OUT_DIR/raw.csv (one row per run, with `uptime`'s load), then
-# OUT_DIR/uts-peers.csv and .md (medians) and OUT_DIR/uts-peers.png.
+# OUT_DIR/uts-peers.csv and .md (medians) and OUT_DIR/uts-peers.png;
+# beside them every Ballast run's JSON (mpi-ballast.jsonl, smpi-*.json)
+# and every peer run's output (smpi-*-peer.log; peer.log: the last real one).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-build}
@@ -100,6 +102,8 @@ study_mpi() {
           "$(awk -v s="$s" -v t="$tp" -v p="$p" 'BEGIN {printf "%.4f", s / (p * t)}')" "" "$(load1)"
         # shellcheck disable=SC2086
         j=$("$ballast" uts --ranks "$p" --workers 1 $args --json </dev/null)
+        # every run's JSON (its thefts, idle time) for the why of a figure
+        printf '%s\n' "$j" >>"$out/mpi-ballast.jsonl"
         read -r n s tp e <<<"$(printf '%s' "$j" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
