@@ -43,6 +43,7 @@ typedef struct opts {
   const char *methods[MAX_LIST]; /* bal_partition_method_name()s */
   uint64_t seed;
   double tol;
+  bool moved_only; /* only the items-moved table */
 } opts;
 
 /* The items of one run: coordinates, weights, domain; and a grid's shape. */
@@ -264,7 +265,7 @@ static int bench(const opts *o) {
          "the default cutoff (points)\n%-9s %5s %-10s %9s %9s %7s %4s %10s %7s\n",
          (long long)o->nx, (long long)o->ny, (long long)o->reps, "field", "parts", "method",
          "imbalance", "halo", "/zoltan", "nbmx", "seconds", "zoltan/x");
-  for (int k = 0; ok && field_name(k); k++) {
+  for (int k = 0; ok && !o->moved_only && field_name(k); k++) {
     field_fill((field_kind)k, o->nx, o->ny, 0.5, 0.5, o->seed, it.f.weight);
     ok = quality(o, &it, field_name(k), part);
   }
@@ -272,7 +273,7 @@ static int bench(const opts *o) {
   free(it.coords);
   free(it.f.weight);
   free(part);
-  if (ok && o->points > 0) {
+  if (ok && !o->moved_only && o->points > 0) {
     items pt = {.f = {.dims = 2, .items = o->points}};
     pt.f.coord = malloc((size_t)o->points * 2 * sizeof(double));
     pt.f.weight = malloc((size_t)o->points * sizeof(double));
@@ -302,6 +303,7 @@ int main(int argc, char **argv) {
       CLI_INT("--points", "N", &o.points, 0, 1 << 26, "clustered points (default 10^6; 0: none)"),
       CLI_INT("--reps", "R", &o.reps, 1, 63, "timed calls per figure (default 5)"),
       CLI_UINT("--seed", "S", &o.seed, "seed of the fields (default 1)"),
+      CLI_BOOL("--moved-only", &o.moved_only, "only the table of items moved (no Zoltan, no timing)"),
       CLI_DOUBLE("--zoltan-tol", "T", &o.tol, 1.0, 10.0, "Zoltan's IMBALANCE_TOL (default 1.05)"),
       CLI_END};
   const cli_program prog = {.name = PROG, .usage = PROG " [OPTIONS]", .flags = flags};

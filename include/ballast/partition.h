@@ -184,10 +184,14 @@ BAL_API const char *bal_partition_method_name(int i);
  * - incremental (cfg->incremental): "hilbert"/"morton" take the current
  *   cuts from `from` (parts ordered by the median curve position of their
  *   items) and, of the cuts whose heaviest piece is within the tolerance of
- *   the best, choose ones that move few items (the best of three
- *   candidates: current cuts clamped into the tolerance from either end of
- *   the string, or moved part of the way to the best cuts; not an exact
- *   minimum); "tensor"/"staggered" do the same with their planes when
+ *   the best, choose ones that move few items, counted after the
+ *   relabelling below when cfg->remap is set (the best of several
+ *   candidates: the fresh partition's cuts, so a step never moves more
+ *   items than a fresh partition with the same remap setting; the current
+ *   cuts, or the current cuts nearest the fresh ones, clamped into the
+ *   tolerance from either end of the string; the current cuts moved part
+ *   of the way to the best ones; not an exact minimum);
+ *   "tensor"/"staggered" do the same with their planes when
  *   `prev` is given (the previous result of the same method, grid and
  *   domain; without it they partition afresh); "rcb" partitions afresh.
  * - remap (cfg->remap): the parts are relabelled by a greedy matching of

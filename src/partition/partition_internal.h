@@ -13,6 +13,7 @@
  *                the choice of a process grid
  *   cut1d.c      cuts of a chain that move few items from reference cuts
  *                within a tolerance
+ *   chain_moves.c items moved between two cuttings of a chain (with REMAP)
  *   remap.c      greedy max-overlap relabelling
  *   neighbors.c  neighbour lists (touching boxes, curve order)
  *   transfers.c  import/export lists
@@ -35,6 +36,7 @@
 #define BALLAST_PARTITION_PARTITION_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <ballast/partition.h>
@@ -115,9 +117,19 @@ static inline int64_t bal__part_first(const double *a, int64_t lo, int64_t hi, d
 /* cut1d.c: cut a chain of n costs (NULL = unit) into p parts with the best
  * bottleneck (bal_rebalance_cuts()); with ref and tol > 0, cuts whose
  * bottleneck is within (1 + tol) of the best that move few items from ref
- * (the best of three candidates). */
-int bal__part_cut1d(int64_t n, const double *w, int p, const int64_t *ref, double tol,
+ * (the best of several candidates, never more than the fresh cuts), items
+ * counted as chain_moves.c does (after REMAP's relabelling when remap). */
+int bal__part_cut1d(int64_t n, const double *w, int p, const int64_t *ref, double tol, bool remap,
                     int64_t *cuts);
+
+/* chain_moves.c: items of a chain cut at ref (part m = [ref[m], ref[m+1]))
+ * that change owner when it is cut at c instead (piece j = [c[j], c[j+1])),
+ * with the labels following the chain, or (remap) after remap.c's greedy
+ * relabelling when that keeps more weight; pre: n+1 prefix sums of the
+ * weights. scratch: bal__part_chain_scratch(p) bytes. O(p log p). */
+size_t bal__part_chain_scratch(int p);
+int64_t bal__part_chain_moved(const double *pre, int p, const int64_t *ref, const int64_t *c,
+                              bool remap, void *scratch);
 
 /* sfc.c: the curve methods' plan/place/release, given a key function that
  * maps dim cell coordinates of BAL_PARTITION_CURVE_BITS bits to a key. */
