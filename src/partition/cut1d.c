@@ -35,6 +35,9 @@
 
 #include "partition_internal.h"
 
+/* Rounds of cut_dp.c, each with the best cuts so far among its positions */
+#define DP_ROUNDS 4
+
 /* Largest j in [at, n] with pre[j] <= limit (pre[at] <= limit). */
 static int64_t reach(const double *pre, int64_t at, int64_t n, double limit) {
   return bal__part_first(pre, at + 1, n + 1, limit, true) - 1;
@@ -147,6 +150,18 @@ int bal__part_cut1d(int64_t n, const double *w, int p, const int64_t *ref, doubl
     clamped(rpre, n, p, rref, cap, lo, a);
     for (int k = 0; k <= p; k++) b[k] = n - a[p - k];
     CONSIDER(b);
+  }
+  /* the few positions per cut that keep pieces whole under shifted labels */
+  for (int round = 0; round < DP_ROUNDS; round++) {
+    memcpy(a, cuts, row);
+    const int64_t *hints[] = {fresh, snap, a};
+    bool found = false;
+    rc = bal__part_cut_dp(pre, n, p, ref, cap, hints, 3, b, &found);
+    if (rc != BAL_OK) goto out;
+    if (!found || memcmp(a, b, row) == 0) break;
+    int64_t before = moved;
+    CONSIDER(b);
+    if (moved == before) break;
   }
 #undef CONSIDER
 out:

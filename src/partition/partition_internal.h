@@ -13,6 +13,8 @@
  *                the choice of a process grid
  *   cut1d.c      cuts of a chain that move few items from reference cuts
  *                within a tolerance
+ *   cut_dp.c     one of cut1d.c's candidates: a dynamic programme over a few
+ *                positions per cut
  *   chain_moves.c items moved between two cuttings of a chain (with REMAP)
  *   remap.c      greedy max-overlap relabelling
  *   neighbors.c  neighbour lists (touching boxes, curve order)
@@ -121,6 +123,13 @@ static inline int64_t bal__part_first(const double *a, int64_t lo, int64_t hi, d
  * counted as chain_moves.c does (after REMAP's relabelling when remap). */
 int bal__part_cut1d(int64_t n, const double *w, int p, const int64_t *ref, double tol, bool remap,
                     int64_t *cuts);
+
+/* cut_dp.c: cuts of the chain with every piece within cap, chosen among a
+ * few positions per cut (current cuts near k, the hints' cuts k, pieces
+ * filled to cap) to keep pieces inside one current part each; *found is
+ * false when no choice of those positions fits. BAL_OK or BAL_ENOMEM. */
+int bal__part_cut_dp(const double *pre, int64_t n, int p, const int64_t *ref, double cap,
+                     const int64_t *const *hints, int nhints, int64_t *c, bool *found);
 
 /* chain_moves.c: items of a chain cut at ref (part m = [ref[m], ref[m+1]))
  * that change owner when it is cut at c instead (piece j = [c[j], c[j+1])),
