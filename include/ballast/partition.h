@@ -191,7 +191,10 @@ BAL_API const char *bal_partition_method_name(int i);
  *   the best, choose ones that move few items, counted after the
  *   relabelling below when cfg->remap is set (the best of several
  *   candidates: the fresh partition's cuts, so a step never moves more
- *   items than a fresh partition with the same remap setting; the current
+ *   items than a fresh partition with the same remap setting, except
+ *   where REMAP's matching has ties of equal weight and item count, or
+ *   the labels of `from` do not follow the curve, which the count reads
+ *   differently from the relabelling; the current
  *   cuts, or the current cuts nearest the fresh ones, clamped into the
  *   tolerance from either end of the string; the current cuts moved part
  *   of the way to the best ones; not an exact minimum);
