@@ -1,4 +1,5 @@
-/* Neighbour lists of a result, as CSR arrays by label.
+/* Neighbour lists of a result, as CSR arrays by label, from a list of
+ * touching pairs (the curve methods' pairs come from curve_nbr.c).
  *
  * Boxes: two parts are neighbours when their closed boxes intersect (a
  * face, an edge or a corner). Boxes that tile the domain share their planes
@@ -11,16 +12,10 @@
 
 #include "partition_internal.h"
 
-typedef struct edge {
-  int a, b;
-} edge;
+typedef bal__part_edge edge;
+typedef bal__part_edges edges;
 
-typedef struct edges {
-  edge *e;
-  int64_t n, cap;
-} edges;
-
-static int push(edges *s, int a, int b) {
+int bal__part_edge_push(edges *s, int a, int b) {
   if (s->n == s->cap) {
     int64_t cap = s->cap ? 2 * s->cap : 256;
     edge *e = realloc(s->e, (size_t)cap * sizeof *e);
@@ -38,12 +33,11 @@ static int by_edge(const void *pa, const void *pb) {
   return (a->b > b->b) - (a->b < b->b);
 }
 
-/* Both directions of every edge in s into r's CSR (duplicates dropped). */
-static int to_csr(bal_partition_result *r, edges *s) {
+int bal__part_edges_to_csr(bal_partition_result *r, edges *s) {
   int p = r->parts;
   int64_t m = s->n;
   for (int64_t i = 0; i < m; i++)
-    if (push(s, s->e[i].b, s->e[i].a) != BAL_OK) return BAL_ENOMEM;
+    if (bal__part_edge_push(s, s->e[i].b, s->e[i].a) != BAL_OK) return BAL_ENOMEM;
   if (s->n > 0) qsort(s->e, (size_t)s->n, sizeof *s->e, by_edge);
   r->nbr_off = calloc((size_t)p + 1, sizeof *r->nbr_off);
   r->nbr = malloc((size_t)(s->n > 0 ? s->n : 1) * sizeof *r->nbr);
@@ -92,21 +86,12 @@ int bal__part_neighbors_boxes(bal_partition_result *r) {
       const bal_partition_region *b = &g[ord[j]];
       bool touch = true;
       for (int d = 1; d < dim && touch; d++) touch = a->lo[d] <= b->hi[d] && b->lo[d] <= a->hi[d];
-      if (touch && push(&s, ord[i], ord[j]) != BAL_OK) goto out;
+      if (touch && bal__part_edge_push(&s, ord[i], ord[j]) != BAL_OK) goto out;
     }
   }
-  rc = to_csr(r, &s);
+  rc = bal__part_edges_to_csr(r, &s);
 out:
   free(ord);
-  free(s.e);
-  return rc;
-}
-
-int bal__part_neighbors_curve(bal_partition_result *r, const int *order) {
-  edges s = {NULL, 0, 0};
-  int rc = BAL_OK;
-  for (int j = 0; j + 1 < r->parts && rc == BAL_OK; j++) rc = push(&s, order[j], order[j + 1]);
-  if (rc == BAL_OK) rc = to_csr(r, &s);
   free(s.e);
   return rc;
 }

@@ -17,7 +17,10 @@
  *                positions per cut
  *   chain_moves.c items moved between two cuttings of a chain (with REMAP)
  *   remap.c      greedy max-overlap relabelling
- *   neighbors.c  neighbour lists (touching boxes, curve order)
+ *   neighbors.c  neighbour lists: the CSR of a list of touching pairs; touching
+ *                boxes by a sweep along x
+ *   curve_nbr.c  touching curve pieces: each key interval cut into aligned
+ *                cells, each cell's same-size neighbours looked up on the curve
  *   transfers.c  import/export lists
  *   quality.c    grid quality figures and moved items (public, stateless)
  *
@@ -64,10 +67,30 @@ typedef struct bal__part_plan {
   void *priv;     /* the method's own data (freed by its release()) */
 } bal__part_plan;
 
+/* The keys of a curve method: a cell's key and, for the neighbour lists,
+ * the cell of a key (the inverse). Cells have dim coordinates of
+ * BAL_PARTITION_CURVE_BITS bits. key(dim, cell, l) is the first key of the
+ * aligned block of side 2^l cells that holds the cell (l = 0: the cell's
+ * own key); it skips the l lowest levels, which is what makes the
+ * neighbour lists of large blocks cheaper. */
+typedef uint64_t (*bal__part_keyfn)(int dim, const uint32_t *cell, int l);
+typedef void (*bal__part_cellfn)(int dim, uint64_t key, uint32_t *cell);
+/* The first keys of the 3^dim blocks of side 2^l around the block whose
+ * corner cell is given (low l bits 0): keys[dir], the digits of dir in
+ * base 3 being offset + 1 per dimension (first dimension lowest);
+ * UINT64_MAX for the block itself and for blocks outside the grid. */
+typedef void (*bal__part_nbrfn)(int dim, const uint32_t *corner, int l, uint64_t *keys);
+typedef struct bal__part_curve {
+  bal__part_keyfn key;
+  bal__part_cellfn cell;
+  bal__part_nbrfn nbr_keys;
+} bal__part_curve;
+
 typedef struct bal__part_method {
   const char *name;
   bal_partition_region_kind kind;
   bool grid; /* parts form a process grid (cfg->grid) */
+  const bal__part_curve *curve; /* curve methods' keys; NULL for box methods */
   /* Fill the plan; labels and boundaries allocated with malloc. */
   int (*plan)(const bal__part_ctx *c, bal__part_plan *pl);
   /* Piece of every item and region of every piece at blend t; bound (may
@@ -140,9 +163,7 @@ size_t bal__part_chain_scratch(int p);
 int64_t bal__part_chain_moved(const double *pre, int p, const int64_t *ref, const int64_t *c,
                               bool remap, void *scratch);
 
-/* sfc.c: the curve methods' plan/place/release, given a key function that
- * maps dim cell coordinates of BAL_PARTITION_CURVE_BITS bits to a key. */
-typedef uint64_t (*bal__part_keyfn)(int dim, const uint32_t *cell);
+/* sfc.c: the curve methods' plan/place/release, given the key function. */
 int bal__part_sfc_plan(const bal__part_ctx *c, bal__part_plan *pl, bal__part_keyfn key);
 int bal__part_sfc_place(const bal__part_ctx *c, const bal__part_plan *pl, double t, int *piece,
                         bal_partition_region *regions, double *bound);
@@ -172,9 +193,22 @@ int bal__part_grid_choose(int dim, int parts, const double *ext, const double *m
 int bal__part_remap(int64_t n, const double *w, const int *from, const int *piece, int parts,
                     int *label);
 
-/* neighbors.c: neighbour lists into r->nbr_off / r->nbr. For curves,
- * `order` lists the labels in curve order. */
+/* neighbors.c: neighbour lists into r->nbr_off / r->nbr (the edge list
+ * shared with curve_nbr.c). */
+typedef struct bal__part_edge {
+  int a, b;
+} bal__part_edge;
+typedef struct bal__part_edges {
+  bal__part_edge *e;
+  int64_t n, cap;
+} bal__part_edges;
+int bal__part_edge_push(bal__part_edges *s, int a, int b);
+/* Both directions of every edge into r's CSR, sorted, duplicates dropped. */
+int bal__part_edges_to_csr(bal_partition_result *r, bal__part_edges *s);
 int bal__part_neighbors_boxes(bal_partition_result *r);
+
+/* curve_nbr.c: spatial neighbours of curve pieces; `order` lists the
+ * labels in curve order. */
 int bal__part_neighbors_curve(bal_partition_result *r, const int *order);
 
 /* transfers.c: transfers from `from` to `part` into r. */

@@ -263,4 +263,4 @@ static void release(void *priv) {
   free(o);
 }
 
-const bal__part_method bal__part_rcb = {"rcb", BAL_PARTITION_REGION_BOX, false, plan, place, release};
+const bal__part_method bal__part_rcb = {"rcb", BAL_PARTITION_REGION_BOX, false, NULL, plan, place, release};

@@ -141,7 +141,7 @@ int bal__part_sfc_plan(const bal__part_ctx *c, bal__part_plan *pl, bal__part_key
   for (int64_t i = 0; i < n; i++) {
     uint32_t cell[3];
     for (int d = 0; d < dim; d++) cell[d] = cell_of(in->coords[i * dim + d], in->lo[d], in->hi[d]);
-    a[i].key = keyfn(dim, cell);
+    a[i].key = keyfn(dim, cell, 0);
     a[i].idx = i;
   }
   radix_sort(a, tmp, n, dim * BAL_PARTITION_CURVE_BITS);

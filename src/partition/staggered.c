@@ -127,5 +127,5 @@ static int place(const bal__part_ctx *c, const bal__part_plan *pl, double t, int
   return BAL_OK;
 }
 
-const bal__part_method bal__part_staggered = {"staggered", BAL_PARTITION_REGION_BOX, true, plan, place,
+const bal__part_method bal__part_staggered = {"staggered", BAL_PARTITION_REGION_BOX, true, NULL, plan, place,
                                               NULL};
