@@ -11,10 +11,11 @@
  *     (Zoltan_Create and the parameters excluded), coordinates and
  *     weights handed over through its callbacks included; Ballast's is
  *     bal_partition_compute() without a result handle;
- * and, on the hotspot field, the items moved when the hotspot moves by 1%
- * of the width: incremental (the defaults: boundaries moved from the
- * current ones, REMAP) against a fresh partition (REMAP too, so the fresh
- * one is not charged for its labels).
+ * and, on every grid field, the items moved when the field moves by 1% of
+ * the width (fields.h; --moved-only prints only this table): incremental
+ * (the defaults: boundaries moved from the current ones, REMAP) against a
+ * fresh partition (REMAP too, so the fresh one is not charged for its
+ * labels).
  * All on one rank (MPI_COMM_SELF), one thread. */
 #include <math.h>
 #include <stdio.h>
@@ -43,6 +44,7 @@ typedef struct opts {
   const char *methods[MAX_LIST]; /* bal_partition_method_name()s */
   uint64_t seed;
   double tol;
+  bool moved_only; /* only the items-moved table */
 } opts;
 
 /* The items of one run: coordinates, weights, domain; and a grid's shape. */
@@ -202,53 +204,54 @@ static bool grid_items(const opts *o, items *it) {
   return true;
 }
 
-/* Items moved when the hotspot moves from 50% to 51% of the width. */
+/* Items moved when every field moves by 1% of the width (fields.h). */
 static bool moved(const opts *o, items *it, int *part) {
   int64_t n = it->f.items;
   int *old = malloc((size_t)n * sizeof *old), *fresh = malloc((size_t)n * sizeof *fresh);
   double *w2 = malloc((size_t)n * sizeof *w2), *w1 = it->f.weight;
   bool ok = old && fresh && w2;
-  if (ok) {
-    field_fill(FIELD_HOTSPOT, o->nx, o->ny, 0.5, 0.5, o->seed, w1);
-    field_fill(FIELD_HOTSPOT, o->nx, o->ny, 0.51, 0.5, o->seed, w2);
-  }
-  printf("\nhotspot moved by 1%% of the width: items moved, incremental vs fresh (both REMAP)\n"
-         "%5s %-10s %10s %10s %7s %11s %11s\n", "parts", "method", "incr", "fresh", "ratio",
-         "incr imb", "fresh imb");
-  for (int pi = 0; ok && pi < o->nparts; pi++)
-    for (int m = 0; ok && m < o->nmethods; m++) {
-      const char *method = o->methods[m];
-      bal_partition_input in = {.dim = 2, .n = n, .coords = it->coords, .weights = w1};
-      memcpy(in.lo, it->lo, sizeof in.lo);
-      memcpy(in.hi, it->hi, sizeof in.hi);
-      bal_partition_config cfg;
-      bal_partition_config_init(&cfg);
-      cfg.method = method;
-      cfg.parts = o->parts[pi];
-      bal_partition_result *prev = NULL;
-      int rc = bal_partition_compute(&in, &cfg, NULL, old, &prev);
-      in.weights = w2;
-      in.from = old;
-      if (rc == BAL_OK) rc = bal_partition_compute(&in, &cfg, prev, part, NULL);
-      cfg.incremental = false;
-      if (rc == BAL_OK) rc = bal_partition_compute(&in, &cfg, NULL, fresh, NULL);
-      bal_partition_result_destroy(prev);
-      int64_t mi = 0, mf = 0;
-      if (rc == BAL_OK) rc = bal_partition_moved(n, NULL, old, part, &mi, NULL);
-      if (rc == BAL_OK) rc = bal_partition_moved(n, NULL, old, fresh, &mf, NULL);
-      if (rc != BAL_OK) {
-        fprintf(stderr, PROG ": moved, %s: %s\n", method, bal_strerror(rc));
-        ok = false;
-        break;
+  printf("\nfield moved by 1%% of the width: items moved, incremental vs fresh (both REMAP)\n"
+         "%-9s %5s %-10s %10s %10s %7s %11s %11s\n", "field", "parts", "method", "incr", "fresh",
+         "ratio", "incr imb", "fresh imb");
+  for (int fk = 0; ok && field_name(fk); fk++) {
+    field_fill((field_kind)fk, o->nx, o->ny, 0.5, 0.5, o->seed, w1);
+    field_fill((field_kind)fk, o->nx, o->ny, 0.51, 0.5, o->seed, w2);
+    for (int pi = 0; ok && pi < o->nparts; pi++)
+      for (int m = 0; ok && m < o->nmethods; m++) {
+        const char *method = o->methods[m];
+        bal_partition_input in = {.dim = 2, .n = n, .coords = it->coords, .weights = w1};
+        memcpy(in.lo, it->lo, sizeof in.lo);
+        memcpy(in.hi, it->hi, sizeof in.hi);
+        bal_partition_config cfg;
+        bal_partition_config_init(&cfg);
+        cfg.method = method;
+        cfg.parts = o->parts[pi];
+        bal_partition_result *prev = NULL;
+        int rc = bal_partition_compute(&in, &cfg, NULL, old, &prev);
+        in.weights = w2;
+        in.from = old;
+        if (rc == BAL_OK) rc = bal_partition_compute(&in, &cfg, prev, part, NULL);
+        cfg.incremental = false;
+        if (rc == BAL_OK) rc = bal_partition_compute(&in, &cfg, NULL, fresh, NULL);
+        bal_partition_result_destroy(prev);
+        int64_t mi = 0, mf = 0;
+        if (rc == BAL_OK) rc = bal_partition_moved(n, NULL, old, part, &mi, NULL);
+        if (rc == BAL_OK) rc = bal_partition_moved(n, NULL, old, fresh, &mf, NULL);
+        if (rc != BAL_OK) {
+          fprintf(stderr, PROG ": moved, %s: %s\n", method, bal_strerror(rc));
+          ok = false;
+          break;
+        }
+        it->f.weight = w2;
+        figures fi, ff;
+        ok = measure(it, o->parts[pi], part, &fi) && measure(it, o->parts[pi], fresh, &ff);
+        it->f.weight = w1;
+        double ratio = mf > 0 ? (double)mi / (double)mf : NAN;
+        printf("%-9s %5d %-10s %10lld %10lld %7.3f %11.4f %11.4f\n", field_name(fk), o->parts[pi],
+               method, (long long)mi, (long long)mf, ratio, fi.imbalance, ff.imbalance);
       }
-      it->f.weight = w2;
-      figures fi, ff;
-      ok = measure(it, o->parts[pi], part, &fi) && measure(it, o->parts[pi], fresh, &ff);
-      it->f.weight = w1;
-      double ratio = mf > 0 ? (double)mi / (double)mf : NAN;
-      printf("%5d %-10s %10lld %10lld %7.3f %11.4f %11.4f\n", o->parts[pi], method,
-             (long long)mi, (long long)mf, ratio, fi.imbalance, ff.imbalance);
-    }
+    fflush(stdout);
+  }
   free(old);
   free(fresh);
   free(w2);
@@ -260,11 +263,14 @@ static int bench(const opts *o) {
   int *part = NULL;
   bool ok = grid_items(o, &it) && (part = malloc((size_t)it.f.items * sizeof *part));
   if (!ok) return fprintf(stderr, PROG ": out of memory\n"), 1;
-  printf("%lldx%lld cells; times: median of %lld calls; halo: cut faces (grids), points within "
-         "the default cutoff (points)\n%-9s %5s %-10s %9s %9s %7s %4s %10s %7s\n",
-         (long long)o->nx, (long long)o->ny, (long long)o->reps, "field", "parts", "method",
-         "imbalance", "halo", "/zoltan", "nbmx", "seconds", "zoltan/x");
-  for (int k = 0; ok && field_name(k); k++) {
+  if (o->moved_only)
+    printf("%lldx%lld cells\n", (long long)o->nx, (long long)o->ny);
+  else
+    printf("%lldx%lld cells; times: median of %lld calls; halo: cut faces (grids), points within "
+           "the default cutoff (points)\n%-9s %5s %-10s %9s %9s %7s %4s %10s %7s\n",
+           (long long)o->nx, (long long)o->ny, (long long)o->reps, "field", "parts", "method",
+           "imbalance", "halo", "/zoltan", "nbmx", "seconds", "zoltan/x");
+  for (int k = 0; ok && !o->moved_only && field_name(k); k++) {
     field_fill((field_kind)k, o->nx, o->ny, 0.5, 0.5, o->seed, it.f.weight);
     ok = quality(o, &it, field_name(k), part);
   }
@@ -272,7 +278,7 @@ static int bench(const opts *o) {
   free(it.coords);
   free(it.f.weight);
   free(part);
-  if (ok && o->points > 0) {
+  if (ok && !o->moved_only && o->points > 0) {
     items pt = {.f = {.dims = 2, .items = o->points}};
     pt.f.coord = malloc((size_t)o->points * 2 * sizeof(double));
     pt.f.weight = malloc((size_t)o->points * sizeof(double));
@@ -302,6 +308,7 @@ int main(int argc, char **argv) {
       CLI_INT("--points", "N", &o.points, 0, 1 << 26, "clustered points (default 10^6; 0: none)"),
       CLI_INT("--reps", "R", &o.reps, 1, 63, "timed calls per figure (default 5)"),
       CLI_UINT("--seed", "S", &o.seed, "seed of the fields (default 1)"),
+      CLI_BOOL("--moved-only", &o.moved_only, "only the table of items moved (no Zoltan)"),
       CLI_DOUBLE("--zoltan-tol", "T", &o.tol, 1.0, 10.0, "Zoltan's IMBALANCE_TOL (default 1.05)"),
       CLI_END};
   const cli_program prog = {.name = PROG, .usage = PROG " [OPTIONS]", .flags = flags};

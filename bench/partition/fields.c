@@ -21,22 +21,29 @@ void field_fill(field_kind kind, int64_t nx, int64_t ny, double cx, double cy, u
                 double *w) {
   bal__rng r;
   bal__rng_seed(&r, seed);
-  double hx[4], hy[4];
+  double hx[4], hy[4], dx = (cx - 0.5) * (double)nx, dy = (cy - 0.5) * (double)ny;
   for (int k = 0; k < 4; k++) {
     hx[k] = 0.1 + 0.8 * bal__rng_uniform(&r);
     hy[k] = 0.1 + 0.8 * bal__rng_uniform(&r);
   }
   double s = 0.05 * (double)nx;
+  if (kind == FIELD_NOISE) {
+    int64_t sx = ((int64_t)llround(dx) % nx + nx) % nx, sy = ((int64_t)llround(dy) % ny + ny) % ny;
+    for (int64_t y = 0; y < ny; y++)
+      for (int64_t x = 0; x < nx; x++)
+        w[((y + sy) % ny) * nx + (x + sx) % nx] = 0.5 + bal__rng_uniform(&r);
+    return;
+  }
   for (int64_t y = 0; y < ny; y++)
     for (int64_t x = 0; x < nx; x++) {
       double px = (double)x + 0.5, py = (double)y + 0.5, v = 1.0;
       switch (kind) {
-      case FIELD_GRADIENT: v = 1.0 + 9.0 * (px + py) / (double)(nx + ny); break;
+      case FIELD_GRADIENT: v = 1.0 + 9.0 * (px - dx + py - dy) / (double)(nx + ny); break;
       case FIELD_HOTSPOT: v = 1.0 + bump(px, py, cx * (double)nx, cy * (double)ny, s); break;
       case FIELD_HOTSPOTS:
-        for (int k = 0; k < 4; k++) v += bump(px, py, hx[k] * (double)nx, hy[k] * (double)ny, s);
+        for (int k = 0; k < 4; k++)
+          v += bump(px, py, hx[k] * (double)nx + dx, hy[k] * (double)ny + dy, s);
         break;
-      case FIELD_NOISE: v = 0.5 + bal__rng_uniform(&r); break;
       default: break;
       }
       w[y * nx + x] = v;

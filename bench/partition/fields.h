@@ -18,8 +18,12 @@ typedef enum field_kind {
 /* "gradient", "hotspot", "hotspots", "noise"; NULL past the end. */
 const char *field_name(int kind);
 
-/* Fill w[nx * ny] with the field. For FIELD_HOTSPOT the centre is at
- * (cx, cy), fractions of the width and height; the others ignore them. */
+/* Fill w[nx * ny] with the field, its centre moved to (cx, cy), fractions
+ * of the width and height ((0.5, 0.5): in place). The hotspots move with
+ * it, the gradient is evaluated at the moved position, and the noise is
+ * the same pattern shifted by whole cells (wrapping around), so a move by
+ * 1% of the width is a small change for the first three fields and a new
+ * value in every cell for the noise. */
 void field_fill(field_kind kind, int64_t nx, int64_t ny, double cx, double cy, uint64_t seed,
                 double *w);
 

@@ -13,6 +13,9 @@
  *                the choice of a process grid
  *   cut1d.c      cuts of a chain that move few items from reference cuts
  *                within a tolerance
+ *   cut_dp.c     one of cut1d.c's candidates: a dynamic programme over a few
+ *                positions per cut
+ *   chain_moves.c items moved between two cuttings of a chain (with REMAP)
  *   remap.c      greedy max-overlap relabelling
  *   neighbors.c  neighbour lists: the CSR of a list of touching pairs; touching
  *                boxes by a sweep along x
@@ -38,6 +41,7 @@
 #define BALLAST_PARTITION_PARTITION_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <ballast/partition.h>
@@ -138,9 +142,26 @@ static inline int64_t bal__part_first(const double *a, int64_t lo, int64_t hi, d
 /* cut1d.c: cut a chain of n costs (NULL = unit) into p parts with the best
  * bottleneck (bal_rebalance_cuts()); with ref and tol > 0, cuts whose
  * bottleneck is within (1 + tol) of the best that move few items from ref
- * (the best of three candidates). */
-int bal__part_cut1d(int64_t n, const double *w, int p, const int64_t *ref, double tol,
+ * (the best of several candidates, never more than the fresh cuts), items
+ * counted as chain_moves.c does (after REMAP's relabelling when remap). */
+int bal__part_cut1d(int64_t n, const double *w, int p, const int64_t *ref, double tol, bool remap,
                     int64_t *cuts);
+
+/* cut_dp.c: cuts of the chain with every piece within cap, chosen among a
+ * few positions per cut (current cuts near k, the hints' cuts k, pieces
+ * filled to cap) to keep pieces inside one current part each; *found is
+ * false when no choice of those positions fits. BAL_OK or BAL_ENOMEM. */
+int bal__part_cut_dp(const double *pre, int64_t n, int p, const int64_t *ref, double cap,
+                     const int64_t *const *hints, int nhints, int64_t *c, bool *found);
+
+/* chain_moves.c: items of a chain cut at ref (part m = [ref[m], ref[m+1]))
+ * that change owner when it is cut at c instead (piece j = [c[j], c[j+1])),
+ * with the labels following the chain, or (remap) after remap.c's greedy
+ * relabelling when that keeps more weight; pre: n+1 prefix sums of the
+ * weights. scratch: bal__part_chain_scratch(p) bytes. O(p log p). */
+size_t bal__part_chain_scratch(int p);
+int64_t bal__part_chain_moved(const double *pre, int p, const int64_t *ref, const int64_t *c,
+                              bool remap, void *scratch);
 
 /* sfc.c: the curve methods' plan/place/release, given the key function. */
 int bal__part_sfc_plan(const bal__part_ctx *c, bal__part_plan *pl, bal__part_keyfn key);

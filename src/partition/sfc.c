@@ -15,7 +15,8 @@
  * parts ordered so, and the current cut k is the number of items of the
  * first k parts. The new piece j inherits the label of the j-th current
  * part, and its cuts are those of cut1d.c's candidates within the
- * tolerance that move the fewest items. */
+ * tolerance that move the fewest items after REMAP (when configured), so
+ * never more than a fresh partition's cuts. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,7 +161,7 @@ int bal__part_sfc_plan(const bal__part_ctx *c, bal__part_plan *pl, bal__part_key
   } else {
     for (int k = 0; k < p; k++) pl->label[k] = k;
   }
-  rc = bal__part_cut1d(n, ws, p, ref, c->cfg->tolerance, cuts);
+  rc = bal__part_cut1d(n, ws, p, ref, c->cfg->tolerance, c->cfg->remap, cuts);
   if (rc != BAL_OK) goto out;
   for (int k = 0; k <= p; k++) {
     pl->tgt[k] = (double)cuts[k];

@@ -1,0 +1,93 @@
+/* partition: the incremental curve cutter counts the items a choice of
+ * cuts moves without a pass over the items (chain_moves.c). Against the
+ * count on the items themselves — piece and part of every item, REMAP's
+ * relabelling by remap.c — on random chains with integer weights (so that
+ * overlaps tie and the tie rules must agree) and zero weights. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/rng.h"
+#include "partition/partition_internal.h"
+
+/* p+1 nondecreasing random cuts from 0 to n (empty parts allowed). */
+static void random_cuts(bal__rng *r, int64_t n, int p, int64_t *c) {
+  c[0] = 0;
+  c[p] = n;
+  for (int k = 1; k < p; k++) c[k] = (int64_t)bal__rng_below(r, (uint64_t)n + 1);
+  for (int k = 1; k < p; k++) /* insertion sort of the inner cuts */
+    for (int q = k; q > 1 && c[q - 1] > c[q]; q--) {
+      int64_t t = c[q];
+      c[q] = c[q - 1];
+      c[q - 1] = t;
+    }
+}
+
+static void owners(int64_t n, int p, const int64_t *c, int *own) {
+  for (int k = 0; k < p; k++)
+    for (int64_t i = c[k]; i < c[k + 1]; i++) own[i] = k;
+  (void)n;
+}
+
+static void counts_match_items(void **state) {
+  (void)state;
+  enum { MAXN = 300, MAXP = 12 };
+  double w[MAXN], pre[MAXN + 1];
+  int64_t ref[MAXP + 1], c[MAXP + 1];
+  int from[MAXN], piece[MAXN], label[MAXP];
+  void *scratch = malloc(bal__part_chain_scratch(MAXP));
+  assert_non_null(scratch);
+  bal__rng r;
+  bal__rng_seed(&r, 28);
+  int64_t relabelled = 0;
+  for (int round = 0; round < 3000; round++) {
+    int64_t n = 1 + (int64_t)bal__rng_below(&r, MAXN);
+    int p = 1 + (int)bal__rng_below(&r, MAXP);
+    int kind = round % 3; /* unit, small integers, with zeros */
+    pre[0] = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+      w[i] = kind == 0 ? 1.0 : (double)bal__rng_below(&r, kind == 1 ? 4 : 2) + (kind == 1);
+      pre[i + 1] = pre[i] + w[i];
+    }
+    random_cuts(&r, n, p, ref);
+    /* a nearby cutting half of the time, so that most pairs overlap well */
+    if (round % 2) {
+      for (int k = 1; k < p; k++) {
+        int64_t d = (int64_t)bal__rng_below(&r, 21) - 10;
+        c[k] = ref[k] + d < 0 ? 0 : (ref[k] + d > n ? n : ref[k] + d);
+      }
+      c[0] = 0;
+      c[p] = n;
+      for (int k = 1; k < p; k++)
+        if (c[k] < c[k - 1]) c[k] = c[k - 1];
+    } else {
+      random_cuts(&r, n, p, c);
+    }
+    owners(n, p, ref, from);
+    owners(n, p, c, piece);
+    int64_t fixed = 0;
+    for (int64_t i = 0; i < n; i++) fixed += piece[i] != from[i];
+    assert_int_equal(bal__part_chain_moved(pre, p, ref, c, false, scratch), fixed);
+    for (int k = 0; k < p; k++) label[k] = k;
+    assert_int_equal(bal__part_remap(n, kind == 0 ? NULL : w, from, piece, p, label), BAL_OK);
+    int64_t moved = 0;
+    for (int64_t i = 0; i < n; i++) moved += label[piece[i]] != from[i];
+    relabelled += moved < fixed;
+    assert_int_equal(bal__part_chain_moved(pre, p, ref, c, true, scratch), moved);
+  }
+  /* the relabelling mattered in some rounds, or the test proves little */
+  assert_true(relabelled > 100);
+  free(scratch);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(counts_match_items),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
