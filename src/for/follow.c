@@ -159,6 +159,14 @@ static void adopt(bal_pool *pool) {
     pthread_mutex_lock(&pool->wake_lock);
     pthread_cond_broadcast(&pool->park_cond);
     pthread_mutex_unlock(&pool->wake_lock);
+    /* Workers [old, a) that left the last call while still active did not
+     * park: they wait for the next epoch (worker_main), and the running
+     * call, dispatched while they were inactive, did not move it. Move it
+     * now, so that they join the running call (or, with no call open,
+     * wait again). Without this a grow inside a call reached only workers
+     * parked inside a call: under lending (docs/node.md), rank 0's worker
+     * 1 missed most of the CPUs lent to it. */
+    bal__for_pool_wake(pool);
   }
 }
 

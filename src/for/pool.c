@@ -136,7 +136,7 @@ static void *worker_main(void *argp) {
   return NULL;
 }
 
-static void wake_all(bal_pool *pool) {
+void bal__for_pool_wake(bal_pool *pool) {
   atomic_fetch_add(&pool->epoch, 1);
   if (atomic_load(&pool->sleepers) > 0) {
     pthread_mutex_lock(&pool->wake_lock);
@@ -149,7 +149,7 @@ void bal__for_pool_dispatch(bal_pool *pool) {
   /* Open the call: the caller has written pool->call and the ranges; the
    * release pairs with join_call's acquire. */
   atomic_store_explicit(&pool->participants, 0, memory_order_release);
-  if (atomic_load_explicit(&pool->active, memory_order_relaxed) > 1) wake_all(pool);
+  if (atomic_load_explicit(&pool->active, memory_order_relaxed) > 1) bal__for_pool_wake(pool);
   bal__for_work(pool, 0);
   /* Every unit is done. Close the call so late wakers stay out, and wait
    * for those inside to leave before the call's state can be reused. */
@@ -182,7 +182,7 @@ static void free_pool(bal_pool *pool) {
 /* Tell the first `started` background workers to exit and join them. */
 static void stop_workers(bal_pool *pool, int started) {
   atomic_store_explicit(&pool->shutdown, true, memory_order_release);
-  wake_all(pool);
+  bal__for_pool_wake(pool);
   pthread_mutex_lock(&pool->wake_lock);
   pthread_cond_broadcast(&pool->park_cond);
   pthread_mutex_unlock(&pool->wake_lock);

@@ -52,7 +52,9 @@
  * A worker parked in the middle of a call leaves its range behind for
  * the thieves, who take it whole, last short grain included, since its
  * owner takes nothing more (bal__for_range_steal_all); a grow wakes parked
- * workers, which join the running call as thieves. A worker that left a
+ * workers, which join the running call as thieves, and moves the epoch, so
+ * that a worker made inactive outside a call (it waits for an epoch, not
+ * in park()) joins the running call too. A worker that left a
  * call parked goes through park() before it waits for another call, so a
  * grow that came meanwhile brings it back into the running call, to its
  * range; and the thread that adopts a shrink wakes the caller if a newly
@@ -173,6 +175,11 @@ bool bal__for_work(struct bal_pool *pool, int self);
  * parked worker's): count an orphan and wake the caller if it sleeps in
  * wait_for_completion, so that it steals again (loop.c). */
 void bal__for_orphaned(struct bal_pool *pool);
+
+/* Move the epoch and wake the workers that wait for it (pool.c): for a new
+ * call, at shutdown, and when an attached pool grows, so that a worker
+ * that left the last call while active joins the running one. */
+void bal__for_pool_wake(struct bal_pool *pool);
 
 /* Wake the background workers for a new call and wait until every worker
  * that joined it has left (pool.c); meanwhile the caller works as worker 0. */

@@ -1,6 +1,7 @@
 /* for pools attached to a node registry: the configuration, capacity and
  * active workers following a manager's masks between calls, two pools
- * sharing the attachment, statistics of parked workers, BALLAST_NODE=1 with
+ * sharing the attachment, statistics of parked workers, a grow inside a
+ * call reaching a worker made inactive between calls, BALLAST_NODE=1 with
  * and without a registry, and binding within the mask on a registry of
  * real CPUs (skipped with fewer than 2 CPUs). Registries are virtual except
  * in the binding test, named after the test's pid and destroyed by it. */
@@ -164,6 +165,8 @@ static void park_body(int64_t begin, int64_t end, void *arg) {
   }
 }
 
+enum { GROW_N = 10000 };
+
 static void test_parked_owner_range(void **state) {
   (void)state;
   char reg[64];
@@ -190,6 +193,72 @@ static void test_parked_owner_range(void **state) {
   free(p);
   bal_pool_destroy(pool);
   assert_int_equal(bal_node_registry_destroy(reg), BAL_OK);
+}
+
+/* A grow inside a call reaches a worker that was made inactive between
+ * calls. Worker 1 runs a call with both CPUs and leaves it active, so it
+ * waits for the next call, not parked; the mask shrinks to one CPU before
+ * the next call, which is dealt to worker 0 alone; its first index grows
+ * the mask back. Worker 1 must join that running call: worker 0's indices
+ * each sleep 200 us until worker 1 has run one, so a worker 1 that never
+ * comes shows as `helped` 0 after about 2 s (this is how lending reaches
+ * a borrower: rank 0's worker 1 missed most lent CPUs before, issue 27). */
+typedef struct grow_probe {
+  bal_node_manager *m;
+  atomic_int helped;
+  atomic_int runs[GROW_N];
+} grow_probe;
+
+static void grow_body(int64_t begin, int64_t end, void *arg) {
+  grow_probe *p = arg;
+  for (int64_t i = begin; i < end; i++) {
+    atomic_fetch_add(&p->runs[i], 1);
+    if (bal_worker_id() == 1) {
+      atomic_store(&p->helped, 1);
+    } else if (i == 0) {
+      bal_node_mask two;
+      bal_node_mask_parse("0-1", &two);
+      bal_node_manager_set(p->m, getpid(), &two, 0);
+    } else if (!atomic_load(&p->helped)) {
+      struct timespec ts = {0, 200000}; /* past the next poll (100 us) */
+      nanosleep(&ts, NULL);
+    }
+  }
+}
+
+static void test_grow_reaches_idle_worker(void **state) {
+  (void)state;
+  char reg[64];
+  assert_int_equal(node_test_registry(reg, 2), BAL_OK);
+  bal_pool *pool;
+  assert_int_equal(node_test_pool(reg, 0, &pool), BAL_OK);
+  assert_int_equal(bal_pool_size(pool), 2);
+  grow_probe *p = calloc(1, sizeof *p);
+  assert_int_equal(bal_node_manager_open(reg, &p->m), BAL_OK);
+  /* Counted, and checked after the cleanup, so that a failure leaves no
+   * attachment behind for the next tests. */
+  int bad_runs = 0, not_helped = 0, not_grown = 0;
+  for (int round = 0; round < 3; round++) {
+    set_mask(reg, "0-1");
+    run_checked(pool, 1000, 1);
+    assert_int_equal(bal_pool_active(pool), 2);
+    struct timespec ts = {0, 5000000}; /* 5 ms: worker 1 sleeps on the next call */
+    nanosleep(&ts, NULL);
+    set_mask(reg, "0");
+    for (int i = 0; i < GROW_N; i++) atomic_store(&p->runs[i], 0);
+    atomic_store(&p->helped, 0);
+    assert_int_equal(bal_for(pool, 0, GROW_N, 1, grow_body, p), BAL_OK);
+    for (int i = 0; i < GROW_N; i++) bad_runs += atomic_load(&p->runs[i]) != 1;
+    not_grown += bal_pool_active(pool) != 2;
+    not_helped += atomic_load(&p->helped) != 1;
+  }
+  bal_node_manager_close(p->m);
+  free(p);
+  bal_pool_destroy(pool);
+  assert_int_equal(bal_node_registry_destroy(reg), BAL_OK);
+  assert_int_equal(bad_runs, 0);
+  assert_int_equal(not_grown, 0);
+  assert_int_equal(not_helped, 0); /* worker 1 joined the running call every round */
 }
 
 typedef struct log_capture {
@@ -353,6 +422,7 @@ int main(void) {
       cmocka_unit_test(test_config),
       cmocka_unit_test(test_follow_between_calls),
       cmocka_unit_test(test_parked_owner_range),
+      cmocka_unit_test(test_grow_reaches_idle_worker),
       cmocka_unit_test(test_env),
       cmocka_unit_test(test_real_binding),
   };
