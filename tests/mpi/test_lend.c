@@ -13,11 +13,12 @@
  * Modes:
  *   test_lend run ITERS        the ranks; rank 0 prints
  *                              "times_ms T1 ... Tn" (each iteration) and
- *                              "errors E rank0_worker1_indices X" (E:
- *                              indices not run exactly once per loop, over
- *                              both ranks; X: indices rank 0's second
- *                              worker ran, which it can only do on a
- *                              borrowed CPU)
+ *                              "errors E rank0_worker1_indices X
+ *                              rank0_worker1_iterations K" (E: indices
+ *                              not run exactly once per loop, over both
+ *                              ranks; X: indices rank 0's second worker
+ *                              ran, which it can only do on a borrowed
+ *                              CPU; K: iterations in which it ran any)
  *   test_lend monitor NAME     a separate process checking registry NAME's
  *                              invariant in a loop until SIGTERM; prints
  *                              "checks N violations V lent_seen L
@@ -118,11 +119,13 @@ static int run(int iters) {
   int64_t n = (rank == 0 ? 3 : 1) * UNIT;
   work w = {.runs = calloc((size_t)n, sizeof(_Atomic int))};
   double *t = calloc((size_t)iters, sizeof *t);
-  int bad = 0;
+  int bad = 0, helped_iters = 0;
   MPI_Barrier(MPI_COMM_WORLD);
   for (int it = 0; it < iters; it++) {
     double t0 = now_s();
+    int64_t h0 = atomic_load(&w.helped);
     if (bal_for(pool, 0, n, 1, body, &w) != BAL_OK) bad++;
+    helped_iters += atomic_load(&w.helped) > h0;
     MPI_Barrier(MPI_COMM_WORLD);
     t[it] = now_s() - t0;
   }
@@ -134,7 +137,8 @@ static int run(int iters) {
   if (rank == 0) {
     printf("times_ms");
     for (int it = 0; it < iters; it++) printf(" %.3f", 1e3 * t[it]);
-    printf("\nerrors %d rank0_worker1_indices %lld\n", all_bad, (long long)atomic_load(&w.helped));
+    printf("\nerrors %d rank0_worker1_indices %lld rank0_worker1_iterations %d\n", all_bad,
+           (long long)atomic_load(&w.helped), helped_iters);
   }
   free(t);
   free(w.runs);
