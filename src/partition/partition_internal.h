@@ -125,8 +125,9 @@ const bal__part_method *bal__part_method_find(const char *name);
 static inline double bal__part_w(const double *w, int64_t i) { return w ? w[i] : 1.0; }
 
 /* Binary search in a nondecreasing a[lo..hi): the first index whose
- * value is >= x (or > x when strictly), hi when there is none. Every
- * search of the module (cuts, slabs, planes) is one of these two. */
+ * value is >= x (or > x when strictly), hi when there is none. The
+ * searches on weights and coordinates (cuts, slabs, planes) are one of
+ * these two; cut_dp.c and curve_nbr.c search integer cuts and keys. */
 static inline int64_t bal__part_first(const double *a, int64_t lo, int64_t hi, double x,
                                       bool strictly) {
   while (lo < hi) {

@@ -312,6 +312,24 @@ static int lent_to(const view *v, int i, int64_t *out) {
   return n;
 }
 
+/* The JSON array `array` of process i's CPUs by source: one object per id
+ * in ids[0..n) with `key` = the id and "cpus" = cpus_of(v, i, id). */
+static void json_sources(json_writer *j, const char *array, const char *key, const view *v, int i,
+                         const int64_t *ids, int n,
+                         bal_node_mask (*cpus_of)(const view *, int, int64_t)) {
+  char list[BAL_NODE_MAX_CPUS * 6];
+  json_array_begin(j, array);
+  for (int k = 0; k < n; k++) {
+    json_object_begin(j, NULL);
+    json_int(j, key, ids[k]);
+    bal_node_mask m = cpus_of(v, i, ids[k]);
+    format(&m, list, sizeof list);
+    json_string(j, "cpus", list);
+    json_object_end(j);
+  }
+  json_array_end(j);
+}
+
 int node_list(const node_opts *o) {
   bal_node_manager *m;
   int rc = node_open(o, &m);
@@ -350,31 +368,11 @@ int node_list(const node_opts *o) {
       format(&p->mask, list, sizeof list);
       json_string(&j, "cpus", list);
       json_int(&j, "ncpus", bal_node_mask_count(&p->mask));
-      json_array_begin(&j, "borrowed");
-      int nl = lenders(&v, i, lend);
-      for (int k = 0; k < nl; k++) {
-        json_object_begin(&j, NULL);
-        json_int(&j, "from_job", lend[k]);
-        bal_node_mask b = lent_by(&v, i, lend[k]);
-        format(&b, list, sizeof list);
-        json_string(&j, "cpus", list);
-        json_object_end(&j);
-      }
-      json_array_end(&j);
+      json_sources(&j, "borrowed", "from_job", &v, i, lend, lenders(&v, i, lend), lent_by);
       bal_node_mask l = lending(&v, i);
       format(&l, list, sizeof list);
       json_string(&j, "lends", list);
-      json_array_begin(&j, "uses_lent");
-      nl = lent_to(&v, i, lend);
-      for (int k = 0; k < nl; k++) {
-        json_object_begin(&j, NULL);
-        json_int(&j, "from_pid", lend[k]);
-        bal_node_mask u = using_of(&v, i, lend[k]);
-        format(&u, list, sizeof list);
-        json_string(&j, "cpus", list);
-        json_object_end(&j);
-      }
-      json_array_end(&j);
+      json_sources(&j, "uses_lent", "from_pid", &v, i, lend, lent_to(&v, i, lend), using_of);
       json_object_end(&j);
     }
     json_array_end(&j);
