@@ -24,7 +24,9 @@
  * within (1 + tol) B and the least summed perimeter (perimeter() below);
  * the best cuts are kept when no choice fits. O(n) for the prefix sums,
  * O(p CAND^2 dim bits) for the programme. Measured against the best cuts
- * in docs/BENCHMARKS.md ("partition: compact curve pieces"). */
+ * in docs/BENCHMARKS.md ("partition: against Zoltan RCB on 10^6 cells"):
+ * 3-13% fewer cut faces for Hilbert, up to 10% for Morton, 1-8% more
+ * time; 32 candidates instead of 8 changed no Hilbert halo there. */
 #include <math.h>
 #include <stdlib.h>
 
