@@ -180,9 +180,14 @@ int bal__rebalance_geo_act(bal_rebalance *rb, const bal__rebalance_now *now, int
   /* Without given weights an item of rank k weighs the seconds rank k
    * needs per item (1 / its rate): the projection is then in seconds. */
   bal_partition_result *res = NULL;
-  int64_t total = 0;
+  int64_t total = 0, t_plan = bal__now_ns();
   double w_each = 1.0 / rb->rate[rb->rank];
   int rc = gather_partition(g, rb->n[rb->rank], w_each, &res, &total);
+  /* The gather and the partition are part of this interaction's cost: the
+   * next record reports it, and the automatic period ([Siegell 1997]
+   * §5.2.1: interactions may take f_interact of the time) grows with it, so
+   * that partitioning often does not eat the iterations it balances. */
+  rb->last_interact_s += (double)(bal__now_ns() - t_plan) * 1e-9;
   if (rc != BAL_OK) return rc;
   /* The projection: part k's weight over rank k's rate (with weights, in
    * weight units per second), or its weight alone (already seconds). */
@@ -209,6 +214,10 @@ int bal__rebalance_geo_act(bal_rebalance *rb, const bal__rebalance_now *now, int
   }
   adopt(g, res);
   bal__rebalance_note_move(rb, (double)(bal__now_ns() - t0) * 1e-9, mv, moved_all);
+  /* Without weights the rate is per item, and the items changed: the
+   * history of the filter describes other items, so it starts again (with
+   * weights the rate is per unit of weight and stays comparable). */
+  if (!g->cb.weights) bal_rebalance_filter_init(&rb->filt);
   if (moved) *moved = mv;
   return BAL_OK;
 }
