@@ -1,6 +1,9 @@
 /* The items of the geometric balancer: cells with a global index and a
  * temperature, moved by index (pack/unpack/remove), placed at their
  * centres, weighted (with --weights given) by their cost. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, clock_nanosleep (heat_geo.h) */
+#endif
 #include <stdlib.h>
 #include <string.h>
 

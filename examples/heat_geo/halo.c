@@ -4,6 +4,9 @@
  * global index on both sides, and one message per peer and direction
  * carries them. The five-point stencil then reads own and halo values from
  * one global-size array (simple, O(cells) memory per rank: an example). */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, clock_nanosleep (heat_geo.h) */
+#endif
 #include <stdlib.h>
 #include <string.h>
 

@@ -11,6 +11,9 @@
  * Run: mpiexec -n 8 ./heat_geo --method rcb [--weights given] [--csv|--json]
  *      --method none keeps the initial (uniform "rcb") boxes. --help lists
  *      the options. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, clock_nanosleep (heat_geo.h) */
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

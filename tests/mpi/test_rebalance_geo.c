@@ -187,7 +187,8 @@ static bal_rebalance_geo_callbacks callbacks(bool given) {
   return cb;
 }
 
-/* N ids dealt by random counts (some ranks empty), in random order. */
+/* N ids dealt in order by random counts (some ranks empty, at least one id
+ * per rank in all). */
 static int64_t init_items(uint64_t seed, int64_t per_rank) {
   int64_t *cnt = malloc((size_t)nranks * sizeof *cnt), total = 0, start = 0;
   CHECK(cnt);
