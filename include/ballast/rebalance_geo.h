@@ -18,8 +18,9 @@
  * items change rank: rank k receives part k of the partition (parts are
  * relabelled by REMAP so that most weight stays where it is), sends the
  * items of its export list and appends those of its import list.
- * Afterwards bal_rebalance_geo_result() gives every rank's region (a box,
- * or an interval of curve keys) and neighbour list.
+ * Afterwards bal_rebalance_geo_region() and bal_rebalance_geo_neighbors()
+ * give the rank its region (a box, or an interval of curve keys) and its
+ * neighbour list, and bal_rebalance_geo_result() every rank's.
  *
  * Weights: with the weights callback, an item's weight is what it returns
  * (its relative cost), rates are measured in weight units per second, and
@@ -213,6 +214,30 @@ BAL_API int bal_rebalance_geo_partition(bal_rebalance_geo *g, int64_t *moved);
  * Thread-safety: read-only; not concurrently with a step of g.
  */
 BAL_API const bal_partition_result *bal_rebalance_geo_result(const bal_rebalance_geo *g);
+
+/**
+ * This rank's region in the decomposition the items follow now (part
+ * `rank` of bal_rebalance_geo_result()).
+ * @param g   the balancer.
+ * @param out receives the region (a box, or an interval of curve keys).
+ * @return BAL_OK; BAL_EINVAL if g or out is NULL; BAL_ENOTFOUND before
+ *         the first move (out untouched).
+ * Thread-safety: read-only; not concurrently with a step of g.
+ */
+BAL_API int bal_rebalance_geo_region(const bal_rebalance_geo *g, bal_partition_region *out);
+
+/**
+ * This rank's neighbours in the decomposition the items follow now: the
+ * ranks whose regions touch this rank's (bal_partition_neighbors()),
+ * ascending; symmetric across ranks.
+ * @param g    the balancer.
+ * @param list receives a pointer to the list (owned by g, valid until its
+ *             next move or destruction); may be NULL for the count.
+ * @return the number of neighbours (>= 0); BAL_EINVAL if g is NULL;
+ *         BAL_ENOTFOUND before the first move.
+ * Thread-safety: read-only; not concurrently with a step of g.
+ */
+BAL_API int bal_rebalance_geo_neighbors(const bal_rebalance_geo *g, const int **list);
 
 /**
  * Statistics of this rank (the fields of #bal_rebalance_stats; items are

@@ -210,6 +210,18 @@ const bal_partition_result *bal_rebalance_geo_result(const bal_rebalance_geo *g)
   return g ? g->res : NULL;
 }
 
+int bal_rebalance_geo_region(const bal_rebalance_geo *g, bal_partition_region *out) {
+  if (!g || !out) return BAL_EINVAL;
+  if (!g->res) return BAL_ENOTFOUND;
+  return bal_partition_region_get(g->res, g->rb->rank, out);
+}
+
+int bal_rebalance_geo_neighbors(const bal_rebalance_geo *g, const int **list) {
+  if (!g) return BAL_EINVAL;
+  if (!g->res) return BAL_ENOTFOUND;
+  return bal_partition_neighbors(g->res, g->rb->rank, list);
+}
+
 int bal_rebalance_geo_stats_get(const bal_rebalance_geo *g, bal_rebalance_stats *out) {
   if (!g || !out) return BAL_EINVAL;
   return bal_rebalance_stats_get(g->rb, out);

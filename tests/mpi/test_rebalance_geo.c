@@ -247,9 +247,10 @@ static void check_result(const bal_rebalance_geo *g, const bal_rebalance_geo_con
     for (int i = 0; i < 8; i++) CHECK(lo[i] == hi[i]);
   }
   /* neighbours: each rank contributes its own list; symmetric across ranks */
-  const int *nb;
+  const int *nb, *mine_nb;
   int nn = bal_partition_neighbors(r, rank, &nb);
   CHECK(nn >= 0);
+  CHECK(bal_rebalance_geo_neighbors(g, &mine_nb) == nn && mine_nb == nb);
   int *adj = calloc((size_t)nranks * (size_t)nranks, sizeof *adj);
   int *row = calloc((size_t)nranks, sizeof *row);
   CHECK(adj && row);
@@ -285,8 +286,9 @@ static void check_result(const bal_rebalance_geo *g, const bal_rebalance_geo_con
   for (int a = 0; a < nranks; a++)
     for (int b = 0; b < nranks; b++) CHECK(exall[a * nranks + b] == imall[b * nranks + a]);
   /* boxes hold their items and are at least the minimum extent */
-  bal_partition_region reg;
+  bal_partition_region reg, own;
   CHECK(bal_partition_region_get(r, rank, &reg) == BAL_OK);
+  CHECK(bal_rebalance_geo_region(g, &own) == BAL_OK && memcmp(&own, &reg, sizeof reg) == 0);
   if (reg.kind == BAL_PARTITION_REGION_BOX) {
     for (int d = 0; d < A.dim; d++) {
       CHECK(reg.hi[d] - reg.lo[d] >= cfg->partition.min_extent[d] * (1 - 1e-12));
@@ -332,6 +334,9 @@ static void run_random(uint64_t seed, const char *method, int dim, bool given, b
   int rc = bal_rebalance_geo_create(MPI_COMM_WORLD, &cfg, &cb, &g);
   CHECK(rc == BAL_OK && g);
   CHECK(bal_rebalance_geo_result(g) == NULL);
+  bal_partition_region none_yet;
+  CHECK(bal_rebalance_geo_region(g, &none_yet) == BAL_ENOTFOUND);
+  CHECK(bal_rebalance_geo_neighbors(g, NULL) == BAL_ENOTFOUND);
   /* the initial decomposition, forced (without the move limit, which the
    * random start, no decomposition of the method, cannot meet: the
    * limited balancer then starts from the unlimited one's parts) */
@@ -534,6 +539,8 @@ static void scenario_args(void) {
   CHECK(bal_rebalance_geo_mark(NULL) == BAL_EINVAL);
   CHECK(bal_rebalance_geo_result(NULL) == NULL);
   CHECK(bal_rebalance_geo_stats_get(NULL, NULL) == BAL_EINVAL);
+  CHECK(bal_rebalance_geo_region(NULL, NULL) == BAL_EINVAL);
+  CHECK(bal_rebalance_geo_neighbors(NULL, NULL) == BAL_EINVAL);
   bal_rebalance_geo_destroy(NULL);
   /* each bad field, on every rank alike */
   for (int f = 0; f < 9; f++) {
