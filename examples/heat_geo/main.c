@@ -30,6 +30,7 @@ typedef struct opts {
   bool csv, json;
   const char *owners; /* file for the owner snapshots (rank 0), or NULL */
   int owners_every;
+  long interval; /* iterations between the balancer's interactions; 0 automatic */
 } opts;
 
 static int usage(const char *msg, const char *arg) {
@@ -53,7 +54,9 @@ static void help(void) {
          "  --json            one JSON object: the parameters and the summary\n"
          "  --owners FILE     rank 0 writes every cell's owner every --owners-every\n"
          "                    steps (x y owner cost, blocks for gnuplot's index)\n"
-         "  --owners-every N  default 50\n");
+         "  --owners-every N  default 50\n"
+         "  --interval N      iterations between the balancer's decisions (default 0:\n"
+         "                    the automatic period)\n");
 }
 
 static bool parse_long(const char *flag, const char *v, long lo, long hi, long *out) {
@@ -97,6 +100,8 @@ static bool parse(int argc, char **argv, opts *o) {
     } else if (!strcmp(a, "--steps")) {
       if (!parse_long(a, v, 1, 1000000, &x)) return false;
       o->pb.steps = (int)x;
+    } else if (!strcmp(a, "--interval")) {
+      if (!parse_long(a, v, 0, 1000000, &o->interval)) return false;
     } else if (!strcmp(a, "--owners-every")) {
       if (!parse_long(a, v, 1, 1000000, &x)) return false;
       o->owners_every = (int)x;
@@ -197,6 +202,7 @@ int main(int argc, char **argv) {
   cfg.hi[0] = pb->nx;
   cfg.hi[1] = pb->ny;
   cfg.partition.method = balance ? o.method : "rcb";
+  cfg.measure.interval = o.interval;
   bal_rebalance_geo_callbacks cb;
   cells_callbacks(&c, false, &cb); /* unit weights for the uniform start */
   bal_rebalance_geo *g = NULL;
@@ -292,11 +298,12 @@ int main(int argc, char **argv) {
     double eff = sum_avg / sum_max, frac = quiet_n && quiet_iter > 0 ? quiet_step / quiet_iter : 0;
     if (o.json)
       printf("{\"method\":\"%s\",\"weights\":\"%s\",\"ranks\":%d,\"nx\":%d,\"ny\":%d,"
-             "\"steps\":%d,\"heavy\":%g,\"radius\":%g,\"cell_time\":%g,\"efficiency\":%.4f,"
+             "\"steps\":%d,\"heavy\":%g,\"radius\":%g,\"cell_time\":%g,\"interval\":%ld,"
+             "\"efficiency\":%.4f,"
              "\"halo_per_step\":%.1f,\"moved\":%lld,\"rebalances\":%lld,"
              "\"quiet_step_fraction\":%.5f,\"wall_s\":%.3f,\"checksum\":\"%a\"}\n",
              o.method, o.given ? "given" : "measured", size, pb->nx, pb->ny, pb->steps,
-             pb->heavy, pb->radius, pb->cell_time, eff, halo_total / pb->steps,
+             pb->heavy, pb->radius, pb->cell_time, o.interval, eff, halo_total / pb->steps,
              (long long)moved_total, (long long)st.rebalances, frac, wall, sum);
     else
       printf("%smethod %s weights %s ranks %d: efficiency %.3f, halo %.1f values/step, "

@@ -20,7 +20,7 @@ run() { # shellcheck disable=SC2086
 field() { python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(d[sys.argv[2]])' "$1" "$2"; }
 
 ref=$(run --method none)
-for k in method weights ranks nx ny steps heavy radius cell_time efficiency halo_per_step moved \
+for k in method weights ranks nx ny steps heavy radius cell_time interval efficiency halo_per_step moved \
          rebalances quiet_step_fraction wall_s checksum; do
   python3 -c 'import json,sys; assert sys.argv[2] in json.loads(sys.argv[1])' "$ref" "$k" ||
     fail "--json lacks $k"
