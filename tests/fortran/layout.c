@@ -10,6 +10,7 @@
 #include <ballast/partition.h>
 #ifdef BAL_TEST_LAYOUT_MPI
 #include <ballast/rebalance.h>
+#include <ballast/rebalance_geo.h>
 #include <ballast/steal.h>
 #endif
 
@@ -20,8 +21,10 @@ int bal_test_layout(int which, int64_t *out, int cap);
 
 /* which: 0 bal_for_stats, 9 bal_loop_info, 6 bal_node_mask, 7 bal_node_registry_config,
  * 8 bal_node_attach_config, 10 bal_partition_config, 11 bal_partition_input,
- * 12 bal_partition_region, 13 bal_partition_transfer, 14 bal_partition_quality; with MPI 1 bal_steal_config, 2 bal_steal_stats,
- * 3 bal_rebalance_config, 4 bal_rebalance_callbacks, 5 bal_rebalance_stats.
+ * 12 bal_partition_region, 13 bal_partition_transfer, 14 bal_partition_quality;
+ * with MPI 1 bal_steal_config, 2 bal_steal_stats, 3 bal_rebalance_config,
+ * 4 bal_rebalance_callbacks, 5 bal_rebalance_stats, 15 bal_rebalance_geo_config
+ * (with its partition config), 16 bal_rebalance_geo_callbacks.
  * Writes the size then every field's offset in declaration order; returns
  * how many values that is (more than cap: only cap written), -1 for an
  * unknown which. */
@@ -207,6 +210,34 @@ int bal_test_layout(int which, int64_t *out, int cap) {
     OFF(bal_rebalance_stats, interact_s);
     OFF(bal_rebalance_stats, move_s);
     OFF(bal_rebalance_stats, migrate_s);
+    return n;
+  case 15:
+    SIZE(bal_rebalance_geo_config);
+    OFF(bal_rebalance_geo_config, measure);
+    OFF(bal_rebalance_geo_config, partition);
+    OFF(bal_rebalance_geo_config, partition.method);
+    OFF(bal_rebalance_geo_config, partition.parts);
+    OFF(bal_rebalance_geo_config, partition.grid);
+    OFF(bal_rebalance_geo_config, partition.min_extent);
+    OFF(bal_rebalance_geo_config, partition.max_move_fraction);
+    OFF(bal_rebalance_geo_config, partition.tolerance);
+    OFF(bal_rebalance_geo_config, partition.remap);
+    OFF(bal_rebalance_geo_config, partition.incremental);
+    OFF(bal_rebalance_geo_config, dim);
+    OFF(bal_rebalance_geo_config, lo);
+    OFF(bal_rebalance_geo_config, hi);
+    return n;
+  case 16:
+    SIZE(bal_rebalance_geo_callbacks);
+    OFF(bal_rebalance_geo_callbacks, count);
+    OFF(bal_rebalance_geo_callbacks, coords);
+    OFF(bal_rebalance_geo_callbacks, weights);
+    OFF(bal_rebalance_geo_callbacks, pack_size);
+    OFF(bal_rebalance_geo_callbacks, pack);
+    OFF(bal_rebalance_geo_callbacks, unpack);
+    OFF(bal_rebalance_geo_callbacks, remove);
+    OFF(bal_rebalance_geo_callbacks, item_bytes);
+    OFF(bal_rebalance_geo_callbacks, arg);
     return n;
 #endif
   default:
