@@ -11,11 +11,15 @@ module ballast_mpi
   use, intrinsic :: iso_c_binding
   use mpi_f08, only: MPI_Comm
   use ballast
+  use ballast_partition, only: bal_partition_config
   implicit none
   private
   ! Re-exported from module ballast (the list of codes is generated).
   include 'ballast_status_public.inc'
   public :: bal_strerror, bal_err_name
+  ! The partition settings of bal_rebalance_geo_config: module
+  ! ballast_partition's type, re-exported so that `use ballast_mpi` suffices.
+  public :: bal_partition_config
 
   ! enum bal_steal_progress
   integer(c_int), parameter, public :: BAL_STEAL_PROGRESS_AUTO = 0
@@ -175,26 +179,11 @@ module ballast_mpi
     type(c_ptr) :: ptr = c_null_ptr
   end type bal_rebalance_geo
 
-  !> The partition settings inside bal_rebalance_geo_config: the layout of
-  !> C's bal_partition_config (ballast/partition.h). Named apart from
-  !> module ballast's binding of partition.h so that a program may use both
-  !> modules; set the method through bal_rebalance_geo_create's `method`.
-  type, bind(c), public :: bal_rebalance_geo_partition_config
-    type(c_ptr) :: method = c_null_ptr
-    integer(c_int) :: parts = 0
-    integer(c_int) :: grid(3) = 0
-    real(c_double) :: min_extent(3) = 0
-    real(c_double) :: max_move_fraction = 0
-    real(c_double) :: tolerance = 0
-    logical(c_bool) :: remap = .false.
-    logical(c_bool) :: incremental = .false.
-  end type bal_rebalance_geo_partition_config
-
   !> struct bal_rebalance_geo_config (ballast/rebalance_geo.h). Fill with
   !> bal_rebalance_geo_config_init, then set dim, lo, hi and fields.
   type, bind(c), public :: bal_rebalance_geo_config
     type(bal_rebalance_config) :: measure
-    type(bal_rebalance_geo_partition_config) :: partition
+    type(bal_partition_config) :: partition
     integer(c_int) :: dim = 0
     real(c_double) :: lo(3) = 0
     real(c_double) :: hi(3) = 0
