@@ -94,7 +94,7 @@ int dlb_parse(int argc, char **argv, opts *o);
 /* Refuse, before building anything, a workload the machine cannot hold,
  * naming the flag that asks for it (collective; the same answer on every
  * rank). */
-bool dlb_memory_fits(const opts *o, int rank, int p, const long long *counts);
+bool dlb_memory_fits(const opts *o, int rank, int p, long long mine, long long tasks);
 /* Run every iteration of policy pol on one balancer (collective); tasks is
  * the number of tasks of one iteration. BAL_OK, or the error every rank
  * failed with (the cause is on stderr). */
