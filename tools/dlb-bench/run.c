@@ -159,6 +159,37 @@ static int agree(int rc) {
   return all;
 }
 
+bool dlb_share_of(const dlb_params *prm, int rank, int p, int iter, long long *mine,
+                  uint64_t *first, long long *tasks) {
+  /* Rank 0 computes the distribution once and sends each rank its share:
+   * computed on every rank it cost O(p log p) each, minutes of a
+   * 14,336-rank simulation (docs/BENCHMARKS.md, "steal at scale"). */
+  long long *pairs = NULL, total = -1, mine_pair[2] = {0, 0};
+  if (rank == 0) {
+    long long *counts = malloc((size_t)p * sizeof *counts);
+    pairs = malloc((size_t)p * 2 * sizeof *pairs);
+    if (counts && pairs) {
+      dlb_counts(prm, p, iter, counts);
+      total = 0;
+      for (int r = 0; r < p; r++) {
+        pairs[2 * r] = counts[r];
+        pairs[2 * r + 1] = total;
+        total += counts[r];
+      }
+    }
+    free(counts);
+  }
+  MPI_Bcast(&total, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  if (total >= 0)
+    MPI_Scatter(pairs, 2, MPI_LONG_LONG, mine_pair, 2, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  free(pairs);
+  if (total < 0) return false;
+  *mine = mine_pair[0];
+  *first = (uint64_t)mine_pair[1];
+  *tasks = total;
+  return true;
+}
+
 /* One iteration on the balancer c->s: add this rank's tasks, run, check
  * every result. The sharing baseline's estimate is prev_work, the measured
  * work of this rank's own tasks in the previous iteration (what YALES2
@@ -344,13 +375,13 @@ int dlb_run_policy(const opts *o, const char *pol, bool tracing, int rank, int p
   out->policy = pol;
   double prev_work = -1; /* none before the first iteration */
   for (int k = 0; k < k_n; k++) {
-    /* This rank's share only: the whole distribution is computed and
-     * dropped at once, so that p simulated ranks never hold p counts each. */
-    long long mine = 0;
+    /* This rank's share only, from rank 0: p simulated ranks never hold
+     * or compute p counts each. */
+    long long mine = 0, all_tasks = 0;
     uint64_t first = 0;
-    rc = agree(dlb_share(&o->prm, p, k, rank, &mine, &first, NULL) ? BAL_OK : BAL_ENOMEM);
-    if (rc != BAL_OK) {
-      fprintf(stderr, PROG ": rank %d: out of memory\n", rank);
+    if (!dlb_share_of(&o->prm, rank, p, k, &mine, &first, &all_tasks)) {
+      if (rank == 0) fprintf(stderr, PROG ": rank 0: out of memory\n");
+      rc = BAL_ENOMEM;
       break;
     }
     iter_out it;

@@ -82,21 +82,6 @@ uint64_t dlb_first_gid(const long long *counts, int r) {
   return g;
 }
 
-bool dlb_share(const dlb_params *prm, int p, int iter, int r, long long *mine, uint64_t *first,
-               long long *total) {
-  long long *counts = malloc((size_t)p * sizeof *counts);
-  if (!counts) return false;
-  dlb_counts(prm, p, iter, counts);
-  *mine = counts[r];
-  *first = dlb_first_gid(counts, r);
-  if (total) {
-    *total = 0;
-    for (int i = 0; i < p; i++) *total += counts[i];
-  }
-  free(counts);
-  return true;
-}
-
 size_t dlb_input_len(const dlb_params *prm) {
   double per = prm->tasks_per_rank > 0 ? prm->bytes_per_rank / prm->tasks_per_rank : 0;
   size_t n = (size_t)per;

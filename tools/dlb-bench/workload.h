@@ -5,7 +5,6 @@
 #define DLB_WORKLOAD_H
 
 #include <stddef.h>
-#include <stdbool.h>
 #include <stdint.h>
 
 typedef enum { DIST_GAUSSIAN, DIST_UNIFORM, DIST_SINGLE, DIST_RANDOM } dlb_dist;
@@ -47,12 +46,6 @@ double dlb_unit(uint64_t seed, uint64_t i);
 void dlb_counts(const dlb_params *prm, int p, int iter, long long *counts);
 /* First global id of rank r's tasks given counts. */
 uint64_t dlb_first_gid(const long long *counts, int r);
-/* Rank r's share of iteration `iter` (dlb_counts()): its task count in
- * *mine, the global id of its first task in *first and, if total is not
- * NULL, every rank's tasks in *total. The p counts live only during the
- * call. False if out of memory. */
-bool dlb_share(const dlb_params *prm, int p, int iter, int r, long long *mine, uint64_t *first,
-               long long *total);
 /* Task input length in bytes (header included). */
 size_t dlb_input_len(const dlb_params *prm);
 /* Bytes of a len-byte task input that are filled and checked: all of them,
