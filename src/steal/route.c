@@ -34,17 +34,41 @@ static void store_own(bal_steal *s, int status, int64_t idx, size_t len, unsigne
   if (status != 0) s->st.failed++;
 }
 
+/* The next hop toward owner (!= this rank): the owner itself without an
+ * overlay, else the overlay's, computed once per owner. */
 static int hop_of(bal_steal *s, int owner) {
-  if (s->next_hop[owner] < 0) {
-    int64_t h = bal_overlay_next_hop(s->ov, s->rank, owner);
-    if (h < 0) return (int)h;
-    s->next_hop[owner] = (int)h;
+  if (!s->ov) return owner;
+  int h;
+  if (bal__steal_rankmap_get(&s->next_hop, owner, &h)) return h;
+  int64_t hop = bal_overlay_next_hop(s->ov, s->rank, owner);
+  if (hop < 0) return (int)hop;
+  int rc = bal__steal_rankmap_put(&s->next_hop, owner, (int)hop);
+  return rc != BAL_OK ? rc : (int)hop;
+}
+
+/* dest's route buffer, made empty on first use; NULL if out of memory. */
+static bal__steal_route_buf *route_buf(bal_steal *s, int dest) {
+  int i;
+  if (bal__steal_rankmap_get(&s->rb_of, dest, &i)) return &s->rb[i];
+  if (s->nrb == s->caprb) {
+    int cap = s->caprb ? 2 * s->caprb : 8;
+    bal__steal_route_buf *rb = realloc(s->rb, (size_t)cap * sizeof *rb);
+    if (!rb) return NULL;
+    s->rb = rb;
+    int *active = realloc(s->active, (size_t)cap * sizeof *active);
+    if (!active) return NULL;
+    s->active = active;
+    s->caprb = cap;
   }
-  return s->next_hop[owner];
+  if (bal__steal_rankmap_put(&s->rb_of, dest, s->nrb) != BAL_OK) return NULL;
+  s->rb[s->nrb] = (bal__steal_route_buf){.dest = dest};
+  return &s->rb[s->nrb++];
 }
 
 static int route_flush(bal_steal *s, int dest) {
-  bal__steal_route_buf *b = &s->rb[dest];
+  int slot;
+  if (!bal__steal_rankmap_get(&s->rb_of, dest, &slot)) return BAL_OK;
+  bal__steal_route_buf *b = &s->rb[slot];
   if (b->len == 0) return BAL_OK;
   unsigned char *buf = b->buf;
   size_t len = b->len;
@@ -73,7 +97,11 @@ static int route_append(bal_steal *s, int owner, int status, int64_t idx, size_t
     free(data);
     return dest;
   }
-  bal__steal_route_buf *b = &s->rb[dest];
+  bal__steal_route_buf *b = route_buf(s, dest);
+  if (!b) {
+    free(data);
+    return BAL_ENOMEM;
+  }
   size_t need = sizeof(bal__steal_wire_hdr) + len;
   if (b->len > 0 && b->len + need > ROUTE_MAX_BYTES) {
     int rc = route_flush(s, dest);
@@ -141,8 +169,9 @@ int bal__steal_route_flush_due(bal_steal *s, bool idle, int64_t now) {
   int64_t flush_ns = (int64_t)(s->cfg.route_flush_s * 1e9);
   for (int i = s->nactive - 1; i >= 0; i--) {
     if (i >= s->nactive) continue;
-    int d = s->active[i];
-    bal__steal_route_buf *b = &s->rb[d];
+    int d = s->active[i], slot = 0;
+    bal__steal_rankmap_get(&s->rb_of, d, &slot); /* every active destination has one */
+    bal__steal_route_buf *b = &s->rb[slot];
     if (idle || b->len >= s->cfg.route_buffer_bytes || now - b->t_first >= flush_ns) {
       int rc = route_flush(s, d);
       if (rc != BAL_OK) return rc;

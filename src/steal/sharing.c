@@ -126,12 +126,18 @@ static void end(bal_steal *s) {
 static int start(bal_steal *s, int *peers) {
   sharing *sh = s->policy_state;
   double mine[2] = {s->has_estimate ? s->estimate : (double)s->own_n, (double)s->own_n};
-  double *all = malloc((size_t)s->size * sizeof mine);
-  double *est = malloc((size_t)s->size * sizeof *est);
-  int *group_of = malloc((size_t)s->size * sizeof *group_of);
+  double *all = malloc((size_t)s->size * sizeof mine), *est = NULL;
+  int *group_of = NULL;
   int rc = BAL_ENOMEM;
-  if (!all || !est || !group_of) goto out;
+  if (!all) goto out;
   if ((rc = bal__tp_allgather(&s->tp, mine, sizeof mine, all)) != BAL_OK) goto out;
+  /* Taken after the allgather, during which every rank holds `all`: under
+   * SMPI, thousands of ranks in one process would otherwise hold these
+   * two arrays of P at once too (28 rather than 16 bytes of P per rank). */
+  est = malloc((size_t)s->size * sizeof *est);
+  group_of = malloc((size_t)s->size * sizeof *group_of);
+  rc = BAL_ENOMEM;
+  if (!est || !group_of) goto out;
   for (int r = 0; r < s->size; r++) est[r] = all[2 * r];
   int gsize = s->cfg.sharing_group_size ? s->cfg.sharing_group_size : DEFAULT_GROUP_SIZE;
   if (gsize > s->size) gsize = s->size;

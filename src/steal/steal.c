@@ -96,11 +96,8 @@ int bal_steal_create(MPI_Comm comm, const bal_steal_config *cfg, bal_steal **out
   s->rank = s->tp.rank;
   s->size = s->tp.size;
   rc = BAL_ENOMEM;
-  s->next_hop = malloc((size_t)s->size * sizeof *s->next_hop);
-  s->rb = calloc((size_t)s->size, sizeof *s->rb);
-  s->active = malloc((size_t)s->size * sizeof *s->active);
-  if (!s->next_hop || !s->rb || !s->active) goto fail;
-  for (int r = 0; r < s->size; r++) s->next_hop[r] = r;
+  /* Nothing here is O(size): under SMPI thousands of ranks share one
+   * process (rankmap.h). */
   if (s->policy->needs_overlay && s->size > 1) {
     int deg = c.overlay_degree ? c.overlay_degree : default_degree(s->size);
     rc = bal_overlay_create_local(s->size, deg, c.overlay_exponent, c.overlay_seed, s->rank, &s->ov);
@@ -110,8 +107,6 @@ int bal_steal_create(MPI_Comm comm, const bal_steal_config *cfg, bal_steal **out
       rc = BAL_ENOMEM;
       goto fail;
     }
-    for (int r = 0; r < s->size; r++) s->next_hop[r] = -1;
-    s->next_hop[s->rank] = s->rank;
   }
   bal__rng_seed(&s->rng, c.seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(s->rank + 1)));
   if (s->policy->init && (rc = s->policy->init(s, &s->policy_state)) != BAL_OK) goto fail;
@@ -125,9 +120,6 @@ fail:
   free(s->policy_state);
   bal_overlay_destroy(s->ov);
   bal__tp_free(&s->tp);
-  free(s->next_hop);
-  free(s->rb);
-  free(s->active);
   MPI_Comm_free(&s->comm);
   free(s);
   return rc;
@@ -216,10 +208,11 @@ void bal_steal_destroy(bal_steal *s) {
   free(s->own_len);
   free(s->q);
   free(s->done);
-  for (int r = 0; r < s->size; r++) free(s->rb[r].buf);
+  for (int i = 0; i < s->nrb; i++) free(s->rb[i].buf);
   free(s->rb);
   free(s->active);
-  free(s->next_hop);
+  bal__steal_rankmap_free(&s->rb_of);
+  bal__steal_rankmap_free(&s->next_hop);
   bal__steal_cb_clear(s);
   free(s->cbq);
   if (s->policy->end) s->policy->end(s);

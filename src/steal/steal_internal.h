@@ -12,6 +12,8 @@
  *                (work sharing, a policy through the hooks alone). The
  *                core calls a policy's hooks and knows none by name.
  *   route.c      results: stored at home or routed per next hop
+ *   rankmap.c    a map from rank to int: what a rank keeps per peer
+ *                (next hops, route buffers) without an array of P
  *   sharing.c    the "sharing" baseline: groups, master token, pushes,
  *                its state its own (s->policy_state); sharing.h its pure
  *                group formation, for the tests
@@ -77,6 +79,7 @@
 #include <ballast/steal.h>
 
 #include "core/rng.h"
+#include "rankmap.h"
 #include "transport.h"
 
 enum {
@@ -120,6 +123,7 @@ typedef struct bal__steal_wire_hdr {
 } bal__steal_wire_hdr;
 
 typedef struct bal__steal_route_buf {
+  int dest;
   unsigned char *buf;
   size_t len, cap;
   int64_t t_first;
@@ -208,7 +212,7 @@ struct bal_steal {
   bal__tp tp;
   bal_overlay *ov;
   int ov_degree;
-  int *next_hop; /* cached per destination, -1 unknown */
+  bal__steal_rankmap next_hop; /* with an overlay: owner -> next hop, as computed */
   bal__rng rng;
 
   /* own tasks of the current phase */
@@ -252,8 +256,11 @@ struct bal_steal {
   bool outstanding; /* a steal request awaits its reply */
   int64_t t_req, next_steal, backoff, t0;
   int64_t idle_nap; /* POLL mode: current sleep of the idle loop (ns), 0 after activity */
+  /* route buffers, one per destination used (route.c): rb[rb_of[dest]] */
   bal__steal_route_buf *rb;
-  int *active; /* destinations with a non-empty route buffer */
+  int nrb, caprb;
+  bal__steal_rankmap rb_of;
+  int *active; /* destinations with a non-empty route buffer (caprb of room) */
   int nactive;
   bal_steal_stats st;
 

@@ -38,7 +38,7 @@ int bal__tp_init(bal__tp *tp, MPI_Comm comm) {
   tp->comm = comm;
   if (MPI_Comm_rank(comm, &tp->rank) != MPI_SUCCESS || MPI_Comm_size(comm, &tp->size) != MPI_SUCCESS)
     return BAL_EMPI;
-  tp->peers = calloc((size_t)tp->size, 1);
+  tp->peers = calloc(((size_t)tp->size + 7) / 8, 1);
   return tp->peers ? BAL_OK : BAL_ENOMEM;
 }
 
@@ -53,7 +53,7 @@ void bal__tp_free(bal__tp *tp) {
 }
 
 void bal__tp_reset_stats(bal__tp *tp) {
-  memset(tp->peers, 0, (size_t)tp->size);
+  memset(tp->peers, 0, ((size_t)tp->size + 7) / 8);
   tp->npeers = 0;
   tp->messages = tp->bytes = 0;
 }
@@ -111,8 +111,9 @@ int bal__tp_send_msg(bal__tp *tp, int dest, int tag, void *buf, size_t len, size
   if (rc != BAL_OK) return rc;
   tp->messages++;
   tp->bytes += (int64_t)(len + bulk);
-  if (!tp->peers[dest]) {
-    tp->peers[dest] = 1;
+  unsigned char bit = (unsigned char)(1u << (dest % 8));
+  if (!(tp->peers[dest / 8] & bit)) {
+    tp->peers[dest / 8] |= bit;
     tp->npeers++;
   }
   return BAL_OK;

@@ -23,7 +23,8 @@ typedef struct bal__tp {
   int rank, size;
   bal__tp_send *sends; /* in-flight sends, buffers freed on completion */
   size_t nsends, capsends;
-  unsigned char *peers; /* peers[r] = 1 once a message was sent to r */
+  unsigned char *peers; /* bit r (peers[r / 8], 1 << r % 8) set once a message was sent to r:
+                           a bit, not a byte, per rank, as every rank has one */
   int npeers;
   int64_t messages, bytes;
   void *bulk_buf; /* SMPI builds: shared source/sink of simulated bulk bytes */

@@ -1,7 +1,8 @@
 /* DLB_Bench's workload generator (tools/dlb-bench/workload.c): the task
  * counts of every distribution add up, a drifting distribution moves along
  * the ranks by exactly its drift and wraps around, and task durations are
- * redrawn each iteration within the spread. */
+ * redrawn each iteration within the spread; the leftover tasks go by
+ * largest remainder exactly as the one-at-a-time rule gave them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,6 +41,66 @@ static void counts_add_up_in_every_iteration(void **state) {
       assert_int_equal(total(c, P), 50 * P);
       for (int r = 0; r < P; r++) assert_true(c[r] >= 0);
     }
+}
+
+/* The rounding rule written the slow way (the largest remainder one
+ * leftover task at a time, ties to the lower rank): what the published
+ * figures were measured with, so the sorted version must give the same. */
+static void counts_one_at_a_time(const dlb_params *prm, int p, int iter, long long *c) {
+  long long *floor_of = malloc((size_t)p * sizeof *floor_of);
+  double *frac = malloc((size_t)p * sizeof *frac);
+  /* The exact shares, from the weights as workload.c computes them. */
+  double shift = fmod((double)iter * prm->drift, 10.0), tw = 0;
+  double *w = malloc((size_t)p * sizeof *w);
+  for (int r = 0; r < p; r++) {
+    double x = 10.0 * (r + 0.5) / p - shift;
+    if (x < 0) x += 10.0;
+    int r0 = (int)(x * p / 10.0);
+    if (r0 >= p) r0 = p - 1;
+    w[r] = prm->dist == DIST_GAUSSIAN ? exp(-0.5 * (x - 5.0) * (x - 5.0) / 0.25)
+           : prm->dist == DIST_SINGLE ? (double)(r0 == 0)
+                                      : 1.0;
+    tw += w[r];
+  }
+  long long total = llround(prm->tasks_per_rank * p), given = 0;
+  for (int r = 0; r < p; r++) {
+    double exact = (double)total * w[r] / tw;
+    floor_of[r] = (long long)floor(exact);
+    frac[r] = exact - (double)floor_of[r];
+    given += floor_of[r];
+  }
+  while (given < total) {
+    int best = 0;
+    for (int r = 1; r < p; r++)
+      if (frac[r] > frac[best]) best = r;
+    floor_of[best]++;
+    frac[best] = -1;
+    given++;
+  }
+  memcpy(c, floor_of, (size_t)p * sizeof *c);
+  free(w);
+  free(frac);
+  free(floor_of);
+}
+
+static void leftovers_go_by_largest_remainder(void **state) {
+  (void)state;
+  const int sizes[] = {1, 2, 7, 97, 448, 1000, 3584};
+  for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+    int p = sizes[k];
+    long long *fast = malloc((size_t)p * sizeof *fast), *slow = malloc((size_t)p * sizeof *slow);
+    for (int d = 0; d < 3; d++) /* gaussian, uniform, single: weights known here */
+      for (int iter = 0; iter < 3; iter++) {
+        dlb_params prm = params((dlb_dist)d, 0.37);
+        prm.tasks_per_rank = 100.5; /* leftovers on every distribution */
+        dlb_counts(&prm, p, iter, fast);
+        counts_one_at_a_time(&prm, p, iter, slow);
+        assert_memory_equal(fast, slow, (size_t)p * sizeof *fast);
+        assert_int_equal(total(fast, p), llround(100.5 * p));
+      }
+    free(fast);
+    free(slow);
+  }
 }
 
 static void no_drift_keeps_the_distribution(void **state) {
@@ -128,6 +189,7 @@ static void durations_are_redrawn_each_iteration(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(counts_add_up_in_every_iteration),
+      cmocka_unit_test(leftovers_go_by_largest_remainder),
       cmocka_unit_test(no_drift_keeps_the_distribution),
       cmocka_unit_test(gaussian_moves_by_its_drift_and_wraps),
       cmocka_unit_test(single_owner_moves_rank_by_rank),

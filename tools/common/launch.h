@@ -83,7 +83,11 @@ double launch_mem_available(void);
 /* The memory mappings one process may hold (vm.max_map_count, read from
  * /proc/sys/vm/max_map_count), or -1 if unknown: what caps the ranks of a
  * SimGrid simulation, all of them in one process (simulate-common's
- * --ranks check, dlb-bench's bulk buffer check). */
+ * --ranks check, dlb-bench's bulk buffer check). The environment variable
+ * LAUNCH_MAX_MAP_COUNT_ENV, when set, stands for the system's value (so
+ * that tests can play a host with a low limit); -2 when it is set but not
+ * a decimal integer in [1, 2^31). */
+#define LAUNCH_MAX_MAP_COUNT_ENV "BALLAST_MAX_MAP_COUNT"
 long long launch_max_map_count(void);
 
 /* ---- launch_rank.c ---- */

@@ -45,6 +45,14 @@ static long long proc_number(const char *path) {
 }
 
 long long launch_max_map_count(void) {
+  const char *env = getenv(LAUNCH_MAX_MAP_COUNT_ENV);
+  if (env) {
+    /* As strict as a flag: decimal digits only, no sign, no leading zero. */
+    size_t n = strlen(env);
+    if (n == 0 || n > 10 || env[0] == '0' || strspn(env, "0123456789") != n) return -2;
+    long long v = strtoll(env, NULL, 10);
+    return v < (1LL << 31) ? v : -2;
+  }
   long long v = proc_number("/proc/sys/vm/max_map_count");
   return v > 0 ? v : -1;
 }

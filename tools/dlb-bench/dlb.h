@@ -94,7 +94,12 @@ int dlb_parse(int argc, char **argv, opts *o);
 /* Refuse, before building anything, a workload the machine cannot hold,
  * naming the flag that asks for it (collective; the same answer on every
  * rank). */
-bool dlb_memory_fits(const opts *o, int rank, int p, const long long *counts);
+bool dlb_memory_fits(const opts *o, int rank, int p, long long mine, long long tasks);
+/* Collective: rank's share of iteration iter (dlb_counts() on rank 0, sent
+ * to each rank): its task count, the global id of its first task and the
+ * tasks of all ranks. False on every rank if rank 0 is out of memory. */
+bool dlb_share_of(const dlb_params *prm, int rank, int p, int iter, long long *mine,
+                  uint64_t *first, long long *tasks);
 /* Run every iteration of policy pol on one balancer (collective); tasks is
  * the number of tasks of one iteration. BAL_OK, or the error every rank
  * failed with (the cause is on stderr). */

@@ -52,11 +52,17 @@ int main(int argc, char **argv) {
   /* The last iteration's distribution: the plot's "initial" work. Every
    * iteration has the same number of tasks. */
   int last_iter = o.iterations - 1;
-  long long *counts = malloc((size_t)p * sizeof *counts);
-  dlb_counts(&o.prm, p, last_iter, counts);
-  long long tasks = 0;
-  for (int r = 0; r < p; r++) tasks += counts[r];
-  if (!dlb_memory_fits(&o, rank, p, counts)) {
+  long long mine = 0, tasks = 0;
+  uint64_t first = 0;
+  /* Rank 0 keeps every rank's count for the plot; the others learn their
+   * own share from rank 0 (dlb_share_of). */
+  long long *counts = rank == 0 && o.plot ? malloc((size_t)p * sizeof *counts) : NULL;
+  if (counts) dlb_counts(&o.prm, p, last_iter, counts);
+  int short_of_memory = rank == 0 && o.plot && !counts, any_short = short_of_memory;
+  MPI_Allreduce(&short_of_memory, &any_short, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!any_short) any_short = !dlb_share_of(&o.prm, rank, p, last_iter, &mine, &first, &tasks);
+  if (any_short || !dlb_memory_fits(&o, rank, p, mine, tasks)) {
+    if (any_short && rank == 0) fprintf(stderr, PROG ": rank 0: out of memory\n");
     free(counts);
     MPI_Finalize();
     return 1;

@@ -15,6 +15,9 @@
 #include <ballast/steal.h>
 
 #include "common/launch.h"
+#ifdef BALLAST_SMPI
+#include <xbt/config.h> /* sg_cfg_get_double */
+#endif
 #include "dlb.h"
 
 static void spin_until(double end) {
@@ -60,19 +63,24 @@ static int task(const void *input, size_t in_len, void *output, size_t out_cap, 
 #ifdef BALLAST_SMPI
 /* Memory mappings the bulk of p simulated ranks adds: SimGrid maps the
  * transport's shared bulk buffer (16 MiB, src/steal/transport.c) in blocks
- * of smpi/shared-malloc-blocksize (1 MiB) once per rank at its first bulk
- * transfer -- 57,296 of the 64,642 mappings of a 3,584-rank run with 30 MB
- * per rank, the rest its stacks -- and aborts past vm.max_map_count.
- * Called on rank 0 (all ranks are threads of this process): true, with
- * what is needed and allowed, when the run would not fit. */
+ * of smpi/shared-malloc-blocksize once per rank at its first bulk transfer
+ * -- 1 MiB by default, 16 mappings per rank: 57,296 of the 64,642 mappings
+ * of a 3,584-rank run with 30 MB per rank, the rest its stacks --, one
+ * with the 16 MiB blocks `ballast simulate-dlb` sets, and aborts past
+ * vm.max_map_count. (The launcher checks the same before it starts
+ * smpirun; this covers smpirun run by hand.) Called on rank 0 (all ranks
+ * are threads of this process): true, with what is needed and allowed,
+ * when the run would not fit. */
 static bool bulk_maps_short(int p, long long *need, long long *limit) {
   *limit = launch_max_map_count();
   bool known = *limit > 0;
+  double block = sg_cfg_get_double("smpi/shared-malloc-blocksize");
+  long long per_rank = block >= 1 ? (long long)ceil((double)(1 << 24) / block) : 16;
   long long now = 0;
   FILE *m = known ? fopen("/proc/self/maps", "r") : NULL;
   for (int c; m && (c = fgetc(m)) != EOF;) now += c == '\n';
   if (m) fclose(m);
-  *need = now + 16LL * p;
+  *need = now + per_rank * p;
   return m && *need > *limit;
 }
 #endif
@@ -86,16 +94,18 @@ static bool bulk_maps_short(int p, long long *need, long long *limit) {
  * (the one being built, the one being run), against MemAvailable of
  * /proc/meminfo for the ranks of one node (under SMPI, every rank of the
  * run is a thread of this process). */
-bool dlb_memory_fits(const opts *o, int rank, int p, const long long *counts) {
+bool dlb_memory_fits(const opts *o, int rank, int p, long long mine, long long tasks) {
   double len = (double)dlb_input_len(&o->prm), kept = len;
 #ifdef BALLAST_SMPI
   if (kept > BALLAST_SMPI_TASK_BYTES_KEPT) kept = BALLAST_SMPI_TASK_BYTES_KEPT;
-  double mine_tasks = 0;
-  for (int r = 0; r < p; r++) mine_tasks += (double)counts[r]; /* the whole run */
+  double mine_tasks = (double)tasks; /* the whole run */
+  (void)mine;
   double ranks_here = p;
 #else
   (void)p;
-  double mine_tasks = (double)counts[rank], ranks_here = 1;
+  (void)rank;
+  (void)tasks;
+  double mine_tasks = (double)mine, ranks_here = 1;
 #endif
   double local[2] = {mine_tasks * kept + 2 * len * ranks_here, mine_tasks * 160.0}, node[2];
 #ifdef BALLAST_SMPI
@@ -149,6 +159,37 @@ static int agree(int rc) {
   return all;
 }
 
+bool dlb_share_of(const dlb_params *prm, int rank, int p, int iter, long long *mine,
+                  uint64_t *first, long long *tasks) {
+  /* Rank 0 computes the distribution once and sends each rank its share:
+   * computed on every rank it cost O(p log p) each, minutes of a
+   * 14,336-rank simulation (docs/BENCHMARKS.md, "steal at scale"). */
+  long long *pairs = NULL, total = -1, mine_pair[2] = {0, 0};
+  if (rank == 0) {
+    long long *counts = malloc((size_t)p * sizeof *counts);
+    pairs = malloc((size_t)p * 2 * sizeof *pairs);
+    if (counts && pairs) {
+      dlb_counts(prm, p, iter, counts);
+      total = 0;
+      for (int r = 0; r < p; r++) {
+        pairs[2 * r] = counts[r];
+        pairs[2 * r + 1] = total;
+        total += counts[r];
+      }
+    }
+    free(counts);
+  }
+  MPI_Bcast(&total, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  if (total >= 0)
+    MPI_Scatter(pairs, 2, MPI_LONG_LONG, mine_pair, 2, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  free(pairs);
+  if (total < 0) return false;
+  *mine = mine_pair[0];
+  *first = (uint64_t)mine_pair[1];
+  *tasks = total;
+  return true;
+}
+
 /* One iteration on the balancer c->s: add this rank's tasks, run, check
  * every result. The sharing baseline's estimate is prev_work, the measured
  * work of this rank's own tasks in the previous iteration (what YALES2
@@ -158,12 +199,10 @@ static int agree(int rc) {
  * rank 0 gets the reduced figures in *out and, if `final` (the same on
  * every rank), the work done per rank in work_at_out[p]. */
 static int run_iteration(const opts *o, int iter, double prev_work, int rank, int p,
-                         const long long *counts, ctx *c, iter_out *out, double *own_work,
+                         long long mine, uint64_t first, ctx *c, iter_out *out, double *own_work,
                          bool final, double *work_at_out) {
   size_t len = dlb_input_len(&o->prm);
   unsigned char *buf = malloc(len);
-  long long mine = counts[rank];
-  uint64_t first = dlb_first_gid(counts, rank);
   uint64_t *sum = malloc((size_t)(mine ? mine : 1) * sizeof *sum);
   int rc = BAL_OK;
   if (!buf || !sum) rc = BAL_ENOMEM;
@@ -203,7 +242,8 @@ static int run_iteration(const opts *o, int iter, double prev_work, int rank, in
   }
   long long bad = 0;
   double work = 0;
-  /* Work done per executing rank: only the last iteration's is plotted. */
+  /* Work done per executing rank: only the last iteration's is plotted
+   * (final is false unless --plot: p doubles on every rank, reduced). */
   double *work_at = final ? calloc((size_t)p, sizeof *work_at) : NULL;
   if (agree(final && !work_at ? BAL_ENOMEM : BAL_OK) != BAL_OK) {
     if (final && !work_at) fprintf(stderr, PROG ": rank %d: out of memory\n", rank);
@@ -314,17 +354,18 @@ int dlb_run_policy(const opts *o, const char *pol, bool tracing, int rank, int p
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   int k_n = o->iterations, first_measured = k_n > 1 ? 1 : 0;
-  long long *counts = malloc((size_t)p * sizeof *counts);
-  double *work_at = rank == 0 ? calloc((size_t)p, sizeof *work_at) : NULL;
+  /* Only the plot needs the work done per rank: p doubles on every rank
+   * (reduced to rank 0), too many on thousands of simulated ranks. */
+  bool plotting = o->plot != NULL;
+  double *work_at = rank == 0 && plotting ? calloc((size_t)p, sizeof *work_at) : NULL;
   if (rank == 0) {
     out->iter_efficiency = calloc((size_t)k_n, sizeof *out->iter_efficiency);
     out->iter_resolution = calloc((size_t)k_n, sizeof *out->iter_resolution);
   }
   bool short_of_memory =
-      !counts || (rank == 0 && (!work_at || !out->iter_efficiency || !out->iter_resolution));
+      rank == 0 && ((plotting && !work_at) || !out->iter_efficiency || !out->iter_resolution);
   if (short_of_memory) fprintf(stderr, PROG ": rank %d: out of memory\n", rank);
   if (agree(short_of_memory ? BAL_ENOMEM : BAL_OK) != BAL_OK) {
-    free(counts);
     free(work_at);
     bal_steal_destroy(c->s);
     c->s = NULL;
@@ -334,11 +375,19 @@ int dlb_run_policy(const opts *o, const char *pol, bool tracing, int rank, int p
   out->policy = pol;
   double prev_work = -1; /* none before the first iteration */
   for (int k = 0; k < k_n; k++) {
-    dlb_counts(&o->prm, p, k, counts);
+    /* This rank's share only, from rank 0: p simulated ranks never hold
+     * or compute p counts each. */
+    long long mine = 0, all_tasks = 0;
+    uint64_t first = 0;
+    if (!dlb_share_of(&o->prm, rank, p, k, &mine, &first, &all_tasks)) {
+      if (rank == 0) fprintf(stderr, PROG ": rank 0: out of memory\n");
+      rc = BAL_ENOMEM;
+      break;
+    }
     iter_out it;
     double own_work = 0;
-    rc = run_iteration(o, k, prev_work, rank, p, counts, c, &it, &own_work, k == k_n - 1,
-                       work_at);
+    rc = run_iteration(o, k, prev_work, rank, p, mine, first, c, &it, &own_work,
+                       plotting && k == k_n - 1, work_at);
     if (rc != BAL_OK) break;
     prev_work = own_work;
     if (rank == 0) {
@@ -349,7 +398,6 @@ int dlb_run_policy(const opts *o, const char *pol, bool tracing, int rank, int p
       if (k >= first_measured) iter_add(&out->sum, &it);
     }
   }
-  free(counts);
   if (rc != BAL_OK) {
     free(work_at);
     return rc;

@@ -51,33 +51,46 @@ bool sim_forward(const char *arg, void *ctx) {
 }
 
 /* Memory mappings of the simulation besides its ranks' (libraries, heap):
- * ~170 in a running 3,584-rank simulation, rounded up. */
+ * ~170 in a running 3,584-rank simulation, ~185 at 256 ranks, rounded up. */
 #define SIM_OWN_MAPS 256
 
 /* Whether this machine can start `ranks` simulated ranks, else false after
- * saying why, naming --ranks. SimGrid gives every rank a stack with a guard
- * page, two memory mappings, and aborts ("Failed to protect stack") once a
- * process holds more than vm.max_map_count of them: with the usual 65,530,
- * 32,600 ranks start and 32,800 do not (simulate-uts, SimGrid 3.32). The
- * simulated program's own mappings come on top (DLB_Bench's shared bulk
- * buffer: its own check, tools/dlb-bench). */
-static bool ranks_fit(const char *prog, long long ranks) {
+ * saying why, naming --ranks, the limit, the value needed and how to raise
+ * it. SimGrid gives every rank a stack with a guard page, two memory
+ * mappings (SIM_STACK_MAPS), and aborts ("Failed to protect stack", or
+ * "Could not map folded virtual memory" in SMPI_SHARED_MALLOC) once the
+ * process holds vm.max_map_count of them; the simulated program's own
+ * mappings per rank (o->maps_per_rank) come on top. Measured with the
+ * settings sim_run() passes (SimGrid 3.32): 697 mappings at 256 ranks for
+ * simulate-uts, 943 for simulate-dlb with bulk task data (its shared
+ * buffer once per rank). Refused here, before smpirun starts: SimGrid
+ * only fails when the last ranks map, after minutes of setup. */
+static int ranks_fit(const sim_opts *o, const char *prog) {
   long long limit = launch_max_map_count();
-  long long need = 2 * ranks + SIM_OWN_MAPS;
-  if (limit < 0 || need <= limit) return true;
+  if (limit == -2) {
+    fprintf(stderr, "%s: $%s: '%s' is not a decimal integer in [1, 2147483647]\n", prog,
+            LAUNCH_MAX_MAP_COUNT_ENV, getenv(LAUNCH_MAX_MAP_COUNT_ENV));
+    return 2;
+  }
+  long long per = SIM_STACK_MAPS + o->maps_per_rank, need = per * o->ranks + SIM_OWN_MAPS;
+  if (limit < 0 || need <= limit) return CLI_CONTINUE;
+  /* A value to raise it to: what is needed, rounded up to a 4,096 multiple. */
+  long long raise_to = (need + 4095) / 4096 * 4096;
   fprintf(stderr,
-          "%s: --ranks %lld: the simulation needs about %lld memory mappings (2 per simulated "
-          "rank, for its stack) and this system allows %lld (vm.max_map_count): at most %lld "
-          "ranks here\n",
-          prog, ranks, need, limit, (limit - SIM_OWN_MAPS) / 2);
-  return false;
+          "%s: --ranks %lld: the simulation needs about %lld memory mappings (%lld per simulated "
+          "rank: %s) and this system allows %lld (vm.max_map_count): at most %lld ranks here; "
+          "raise the limit as root with `sysctl -w vm.max_map_count=%lld`\n",
+          prog, (long long)o->ranks, need, per, o->maps_why, limit,
+          limit > SIM_OWN_MAPS ? (limit - SIM_OWN_MAPS) / per : 0, raise_to);
+  return 1;
 }
 
 int sim_opts_finish(sim_opts *o, const char *prog, const char *csv) {
   o->plat.ranks = o->ranks;
   o->plat.cores_per_node = o->cores;
   if (!o->ranks_given) return cli_usage_error(prog, "--ranks: required (number of simulated ranks)");
-  if (!ranks_fit(prog, o->ranks)) return 1;
+  int fit = ranks_fit(o, prog);
+  if (fit != CLI_CONTINUE) return fit;
   if (csv && !out_check_dir(prog, "--csv", csv)) return 1;
   return CLI_CONTINUE;
 }
@@ -255,6 +268,13 @@ bool sim_run(const char *prog, const sim_opts *o, const char *smpirun, const cha
       "--cfg=smpi/barrier:ompi_tree"};
   for (size_t c = 0; c < sizeof colls / sizeof *colls; c++) args[k++] = colls[c];
   args[k++] = (char *)"--cfg=smpi/grow-injected-times:no";
+  /* One block per shared allocation: SMPI maps SMPI_SHARED_MALLOC memory
+   * block by block (1 MiB by default), one memory mapping each, and the
+   * transport's bulk buffer (16 MiB, src/steal/transport.c) is mapped once
+   * per rank: 16 mappings per rank instead of 1, which capped a
+   * 14,336-rank simulation at vm.max_map_count. Data contents do not
+   * matter there, timings do not depend on it. */
+  args[k++] = (char *)"--cfg=smpi/shared-malloc-blocksize:" SIM_SHARED_BLOCK;
   args[k++] = iprobe;
   args[k++] = test;
   args[k++] = (char *)"--log=root.thres:warning";

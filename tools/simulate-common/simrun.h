@@ -15,6 +15,14 @@
 
 #define SIM_MAX_ARGS 256
 
+/* Memory mappings SimGrid gives every simulated rank: its stack and the
+ * stack's guard page (simrun.c, ranks_fit()). */
+#define SIM_STACK_MAPS 2
+/* SMPI's shared-malloc block, in bytes: the size of the transport's bulk
+ * buffer (BULK_CHUNK in src/steal/transport.c), so that buffer is one
+ * memory mapping per rank. */
+#define SIM_SHARED_BLOCK "16777216"
+
 typedef struct sim_opts {
   sim_platform plat;
   int64_t ranks, cores; /* parsed into plat by sim_opts_finish() */
@@ -24,6 +32,11 @@ typedef struct sim_opts {
   int ncfgs;
   const char *fwd[SIM_MAX_ARGS]; /* the simulated program's flags, passed on in order */
   int nfwd;
+  /* Set by the tool before sim_opts_finish(): memory mappings the simulated
+   * program adds per rank beyond SIM_STACK_MAPS, and what they are (for the
+   * message refusing --ranks). */
+  int maps_per_rank;
+  const char *maps_why;
 } sim_opts;
 
 /* Defaults: 28-core nodes of 2.4 GHz cores, 1 us / 12.5 GB/s links. */
@@ -58,11 +71,12 @@ bool sim_forward(const char *arg, void *ctx);
                  "extra SimGrid setting (repeatable), e.g. smpi/test:2e-6")
 
 /* After cli_parse(): copies the machine into plat, checks that this
- * machine can start --ranks simulated ranks (vm.max_map_count) and that
+ * machine can start --ranks simulated ranks (vm.max_map_count, or
+ * $BALLAST_MAX_MAP_COUNT in its place) and that
  * the directory of --csv (csv, or NULL) exists -- the file is appended to,
  * not written whole, but a missing directory must not cost the simulation.
- * Returns CLI_CONTINUE, or the exit status: 2 when --ranks is missing, 1
- * for too many ranks or the directory. */
+ * Returns CLI_CONTINUE, or the exit status: 2 when --ranks is missing or
+ * $BALLAST_MAX_MAP_COUNT is bad, 1 for too many ranks or the directory. */
 int sim_opts_finish(sim_opts *o, const char *prog, const char *csv);
 
 /* The program at `rel` from this program's directory (executable). */

@@ -60,7 +60,10 @@ static int parse(int argc, char **argv, opts *o) {
       .other = sim_forward,
       .other_ctx = &o->sim};
   int rc = cli_parse(&prog, argc, argv);
-  return rc != CLI_CONTINUE ? rc : sim_opts_finish(&o->sim, PROG, o->csv);
+  if (rc != CLI_CONTINUE) return rc;
+  o->sim.maps_per_rank = 0; /* every byte of a task is kept: no shared buffer */
+  o->sim.maps_why = "its stack and the stack's guard page";
+  return sim_opts_finish(&o->sim, PROG, o->csv);
 }
 
 /* What is read from UTS's JSON object: numbers, then strings. */
