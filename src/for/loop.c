@@ -30,21 +30,12 @@ static inline int64_t unit_to_index(const bal__for_call *c, uint32_t u) {
 }
 
 /* Dealt offsets [v, end) of g begin with a run of consecutive loop offsets:
- * its length (>= 1) and first loop offset. A learned deal's segment is its
- * slice rotated to start at loop offset tail_at: dealt [begin, tail) are
- * loop [tail_at, end), dealt [tail, end) are loop [begin, tail_at). */
+ * its length (>= 1) and first loop offset (layout.h's deal, or a learned
+ * deal's rotated slice, learn.h). */
 static inline uint32_t piece(const bal__for_call *c, const bal__for_segment *g, uint32_t v,
                              uint32_t end, uint32_t *at) {
   if (!c->learned) return bal__for_layout_piece(&c->layout, g, v, end, at);
-  uint32_t stop;
-  if (v < g->tail) {
-    *at = g->tail_at + (v - g->begin);
-    stop = g->tail;
-  } else {
-    *at = g->begin + (v - g->tail);
-    stop = g->end;
-  }
-  return (end < stop ? end : stop) - v;
+  return bal__for_learn_piece(g, v, end, at);
 }
 
 /* The worker whose initial range holds dealt offset v (a learned deal). */
@@ -220,6 +211,22 @@ static uint64_t drain_own(bal_pool *pool, bal__for_worker *w) {
   return done;
 }
 
+/* A learned deal: steal from the victim's heaviest predicted block on, if
+ * one stands out (learn.h). Returns as bal__for_range_steal, 0 when no
+ * block stands out. */
+static int64_t steal_learned(bal_pool *pool, int victim, uint32_t *first) {
+  bal__for_range *r = &pool->ranges[victim];
+  uint64_t old = atomic_load_explicit(&r->word, memory_order_relaxed);
+  uint32_t lo = (uint32_t)old, hi = (uint32_t)(old >> 32);
+  if (lo >= hi) return 0;
+  uint32_t cut = bal__for_learn_steal_cut(pool->call.learn, learned_origin(pool, lo), lo, hi,
+                                          pool->call.min_units);
+  if (cut >= hi) return 0;
+  int64_t n = bal__for_range_steal_at(r, old, cut);
+  if (n > 0) *first = cut;
+  return n;
+}
+
 /* One pass over the other workers in random order. On success the stolen
  * units become this worker's range (so they can be stolen in turn); like
  * every range they lie inside one worker's initial range, whose segment
@@ -232,7 +239,8 @@ static bool steal_round(bal_pool *pool, bal__for_worker *w) {
     if (victim == w->id) continue;
     for (int tries = 0; tries < 4; tries++) {
       uint32_t first;
-      int64_t n = bal__for_range_steal(&pool->ranges[victim], pool->call.min_units, &first);
+      int64_t n = pool->call.learned ? steal_learned(pool, victim, &first) : 0;
+      if (n == 0) n = bal__for_range_steal(&pool->ranges[victim], pool->call.min_units, &first);
       /* A parked owner takes nothing more: its last short grain (which a
        * thief leaves to an active owner) is taken whole. */
       if (n == 0 && pool->node &&

@@ -92,6 +92,17 @@ static inline bool bal__for_range_take_low(bal__for_range *r, uint64_t old, uint
                                                  memory_order_acq_rel, memory_order_relaxed);
 }
 
+/* Thief: take [cut, hi) of a range that read `old` = [lo, hi), lo < cut <
+ * hi, cut whole grains from lo (a learned deal's cut, learn.h). Returns
+ * the number of units stolen, -1 when the word changed since. */
+static inline int64_t bal__for_range_steal_at(bal__for_range *r, uint64_t old, uint32_t cut) {
+  uint32_t lo = (uint32_t)old, hi = (uint32_t)(old >> 32);
+  if (!atomic_compare_exchange_strong_explicit(&r->word, &old, bal__for_range_pack(lo, cut),
+                                               memory_order_acq_rel, memory_order_relaxed))
+    return -1;
+  return hi - cut;
+}
+
 /* Thief, from a parked owner (which takes nothing more): take the whole
  * range, also a last grain shorter than q that bal__for_range_steal()
  * leaves to the owner. Same return values. */
