@@ -77,7 +77,11 @@ static void run_chunk(bal_pool *pool, bal__for_worker *w, const bal__for_segment
     }
   }
   if (!c->adaptive) return;
-  if (dt < TARGET_CHUNK_NS / 2 && w->chunk_units < BAL__RANGE_MAX_TAKE / 2)
+  /* Grow only after a chunk of the full size: a shorter one (the end of a
+   * range or of a laggard's block, a piece a learned profile sized) says
+   * nothing about the full size, and growing after every fast short piece
+   * once let one chunk take milliseconds of work no thief could reach. */
+  if (dt < TARGET_CHUNK_NS / 2 && n >= w->chunk_units && w->chunk_units < BAL__RANGE_MAX_TAKE / 2)
     w->chunk_units *= 2;
   else if (dt > 2 * TARGET_CHUNK_NS && w->chunk_units > c->min_units)
     w->chunk_units = w->chunk_units / 2 > c->min_units ? w->chunk_units / 2 : c->min_units;

@@ -247,6 +247,49 @@ static void thief_cuts_at_the_heaviest_block(void **state) {
   bal_loop_destroy(loop);
 }
 
+/* A profile that predicts a long run of heavy blocks where the items are
+ * light: the worker takes them in one-unit pieces, each far under the
+ * chunk target. Those fast short pieces must not grow its adaptive chunk:
+ * they once doubled it at every piece, so that the light region after
+ * them went in one body call of thousands of items (milliseconds no thief
+ * could reach). Items cost ~1 us each here, so a chunk needs only ~16;
+ * load only shrinks chunks (they halve on slow calls). */
+enum { MIS_UNITS = 40960 };
+static atomic_long mis_longest;
+static void light_body(int64_t begin, int64_t end, void *arg) {
+  (void)arg;
+  for (int64_t i = begin; i < end; i++) {
+    int64_t until = bal__now_ns() + 1000;
+    while (bal__now_ns() < until) {
+    }
+  }
+  long len = (long)(end - begin), seen = atomic_load(&mis_longest);
+  while (len > seen && !atomic_compare_exchange_weak(&mis_longest, &seen, len)) {
+  }
+}
+
+static void mispredicted_heavy_blocks_keep_chunks_short(void **state) {
+  (void)state;
+  bal_pool *pool;
+  assert_int_equal(bal_pool_create(2, &pool), BAL_OK);
+  bal_loop *loop;
+  assert_int_equal(bal_loop_create(&loop), BAL_OK);
+  /* The profile's geometry for this length: 4096 blocks of 10 units. */
+  loop->units = MIS_UNITS;
+  loop->block = 10;
+  loop->blocks = 4096;
+  for (uint32_t j = 0; j < 4096; j++) loop->cost[j] = j >= 100 && j < 200 ? 1e6f : 1e4f;
+  atomic_store(&mis_longest, 0);
+  assert_int_equal(bal_for_learn(pool, loop, 0, MIS_UNITS, 0, light_body, NULL), BAL_OK);
+  bal_loop_info info;
+  assert_int_equal(bal_loop_get_info(loop, &info), BAL_OK);
+  assert_int_equal(info.learned_calls, 1); /* it was dealt by that profile */
+  long longest = atomic_load(&mis_longest);
+  if (longest > 256) fail_msg("a body call ran %ld items of ~1 us (at most 256 expected)", longest);
+  bal_loop_destroy(loop);
+  bal_pool_destroy(pool);
+}
+
 /* Costs that move abruptly are detected by the first call on them (a
  * drop: its measurement replaces the profile), and two calls later the
  * profile predicts again. The first call on costs it never saw measures a
@@ -417,6 +460,7 @@ int main(void) {
       cmocka_unit_test(heavy_item_starts_first),
       cmocka_unit_test(deal_is_balanced_and_heavy_first),
       cmocka_unit_test(thief_cuts_at_the_heaviest_block),
+      cmocka_unit_test(mispredicted_heavy_blocks_keep_chunks_short),
       cmocka_unit_test(abrupt_change_is_dropped),
       cmocka_unit_test(range_change_maps_the_profile),
       cmocka_unit_test(memory_is_bounded),
