@@ -86,6 +86,7 @@ typedef struct call_costs {
   uint64_t *iters; /* spin */
   int64_t *ns;     /* sleep */
   double ideal_s;
+  double work_s; /* the sum of the requested costs */
 } call_costs;
 
 /* One timed sequence of o->repeat calls of schedule s (bal_for_learn: with
@@ -171,6 +172,7 @@ void bench_one(const options *o, int P, int mode, workload_id wl, double iters_p
     job.n = o->tiny_items;
     r->ideal_s = tiny_ns * (double)job.n / P * 1e-9;
     r->ideal_change_s = r->ideal_after_s = r->ideal_s;
+    r->work_s = tiny_ns * (double)job.n * 1e-9;
   } else {
     job.n = mode == MODE_SPIN ? o->items : o->sleep_items;
     job.kind = mode == MODE_SPIN ? KERNEL_SPIN : KERNEL_SLEEP;
@@ -205,9 +207,11 @@ void bench_one(const options *o, int P, int mode, workload_id wl, double iters_p
         if (calls[c].ns) calls[c].ns[i] = (int64_t)llround(x);
       }
       calls[c].ideal_s = fmax(total / P, max) * 1e-9;
+      calls[c].work_s = total * 1e-9;
       if (c >= 1 || ncalls == 1) ideal_sum += calls[c].ideal_s;
     }
     free(base);
+    r->work_s = calls[ncalls - 1].work_s; /* bal_for's last call, which stats describe */
     r->ideal_s = ideal_sum / (ncalls > 1 ? ncalls - 1 : 1);
     int k = (int)o->change_at - 1;
     r->ideal_change_s = k >= 0 && k < ncalls ? calls[k].ideal_s : NAN;
