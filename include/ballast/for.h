@@ -7,7 +7,10 @@
  * worker on long loops) and deals them to the workers in rounds, so that
  * every worker owns a block in every region of the range and all of them
  * pass through each region at about the same time. Each worker takes chunks
- * of its blocks in order with one atomic add; a worker that runs dry steals
+ * of its blocks in order with one atomic add; while another worker lags
+ * two rounds or more behind (woken late, preempted), it first takes chunks
+ * from that one's next blocks, one compare-and-swap each, so the range is
+ * still reached in about its index order. A worker that runs dry steals
  * the upper half of another worker's remaining blocks with a single
  * compare-and-swap and then serves them as its own (so they can be stolen
  * in turn). Chunk sizes adapt to the measured cost of the body, so 1 ns
@@ -245,7 +248,9 @@ BAL_API int bal_for_last_stats(const bal_pool *pool, int worker, bal_for_stats *
  * range whose predicted cost is 1/P of the total; a slice whose heaviest
  * block costs more than twice its mean starts at that block (and wraps to
  * the slice's start), so predicted-heavy items start first. Work stealing
- * runs as in bal_for() and corrects what the prediction got wrong. The
+ * runs as in bal_for() and corrects what the prediction got wrong, except
+ * that a thief whose victim holds a block predicted clearly heavier than
+ * the rest of its range starts its part there (heaviest first). The
  * first call (no profile yet) is dealt as bal_for() deals.
  *
  * How the profile follows the loop: a call's measurement is averaged with

@@ -120,6 +120,14 @@ static inline bal__for_segment bal__for_layout_segment(const bal__for_layout *L,
   return g;
 }
 
+/* The round of dealt offset v of segment g (g->begin <= v < g->end): the
+ * loop's blocks j*P .. j*P + P - 1 are round j, the tail round R, so owners
+ * that walk their segments at the same pace are in the same round. */
+static inline uint32_t bal__for_layout_round(const bal__for_layout *L, const bal__for_segment *g,
+                                             uint32_t v) {
+  return v < g->tail ? (v - g->begin) / L->block : L->rounds;
+}
+
 /* Dealt offsets [v, end) of segment g (g->begin <= v < end <= g->end) begin
  * with a run of consecutive loop offsets: return its length (>= 1; it stops
  * at the end of a block) and its first loop offset in *at. */

@@ -218,6 +218,30 @@ void bal__for_learn_finish(bal_loop *loop) {
   loop->info.blocks = k;
 }
 
+uint32_t bal__for_learn_steal_cut(const bal_loop *loop, const bal__for_segment *g, uint32_t lo,
+                                  uint32_t hi, uint32_t q) {
+  uint32_t s = loop->block, cut = hi, nblocks = 0;
+  double total = 0, heaviest = 0;
+  for (uint32_t v = lo; v < hi;) {
+    uint32_t at, len = bal__for_learn_piece(g, v, hi, &at);
+    for (uint32_t b = at / s; b < loop->blocks && (uint64_t)b * s < (uint64_t)at + len; b++) {
+      uint32_t b_lo = b * s, b_hi = b + 1 == loop->blocks ? loop->units : b_lo + s;
+      uint32_t from = b_lo > at ? b_lo : at, to = b_hi < at + len ? b_hi : at + len;
+      total += loop->cost[b] * (double)(to - from) / (double)(b_hi - b_lo);
+      nblocks++;
+      uint32_t dealt = v + (b_lo - at); /* where block b starts, if inside this run */
+      if (b_lo > at && dealt > lo && loop->cost[b] > heaviest) {
+        heaviest = loop->cost[b];
+        cut = dealt;
+      }
+    }
+    v += len;
+  }
+  if (cut >= hi || heaviest <= BAL__LEARN_HEAVY * total / nblocks) return hi;
+  cut = lo + (cut - lo) / q * q; /* whole grains from lo, as every cut */
+  return cut > lo ? cut : hi;
+}
+
 uint32_t bal__for_learn_chunk(const bal_loop *loop, uint32_t at, uint32_t k, int64_t target_ns) {
   uint32_t s = loop->block, n = 0;
   /* Only blocks whose units are predicted to cost a sizeable part of the

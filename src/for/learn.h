@@ -22,7 +22,11 @@
  * then from the slice start (a rotation), so a predicted-heavy item starts
  * at once instead of after the light items before it. In dealt offsets
  * (range.h) the slices are the loop's own offsets, rotated: stealing,
- * taking and the exactly-once argument are those of every call.
+ * taking and the exactly-once argument are those of every call. A thief
+ * cuts what it steals where the heaviest block of the victim's range
+ * starts, when one is clearly heavier than the rest
+ * (bal__for_learn_steal_cut): otherwise a costly item late in a slice
+ * would start last, after the light items a thief walks before it.
  *
  * Learning (bal__for_learn_finish): what a call measured becomes the next
  * prediction, averaged with the old one while they agree; when they differ
@@ -84,6 +88,33 @@ void bal__for_learn_finish(struct bal_loop *loop);
 /* Add `ns` spent running loop units [at, at + len) (len >= 1) to the
  * measurement. Called by workers during the call. */
 void bal__for_learn_measure(struct bal_loop *loop, uint32_t at, uint32_t len, double ns);
+
+/* Dealt offsets [v, end) of a learned segment g begin with a run of
+ * consecutive loop units: its length (>= 1) and first loop unit. The
+ * segment is its slice rotated to start at loop unit tail_at: dealt
+ * [begin, tail) are loop [tail_at, end), dealt [tail, end) are loop
+ * [begin, tail_at). */
+static inline uint32_t bal__for_learn_piece(const bal__for_segment *g, uint32_t v, uint32_t end,
+                                            uint32_t *at) {
+  uint32_t stop;
+  if (v < g->tail) {
+    *at = g->tail_at + (v - g->begin);
+    stop = g->tail;
+  } else {
+    *at = g->begin + (v - g->tail);
+    stop = g->end;
+  }
+  return (end < stop ? end : stop) - v;
+}
+
+/* Where a thief should cut the range [lo, hi) (dealt offsets of learned
+ * segment g, grains of q units) so that its part starts with the block
+ * predicted heaviest: the dealt offset of the heaviest block that starts
+ * after lo, when that block costs more than BAL__LEARN_HEAVY times the
+ * range's mean block; else hi (no such block: steal as usual). Walks the
+ * blocks of the range (at most BAL__LEARN_MAX_BLOCKS), once per steal. */
+uint32_t bal__for_learn_steal_cut(const struct bal_loop *loop, const bal__for_segment *g,
+                                  uint32_t lo, uint32_t hi, uint32_t q);
 
 /* Units of a chunk starting at loop unit `at` (at most k, at least 1):
  * k, cut before a block predicted heavy (units costing over target_ns /

@@ -30,21 +30,12 @@ static inline int64_t unit_to_index(const bal__for_call *c, uint32_t u) {
 }
 
 /* Dealt offsets [v, end) of g begin with a run of consecutive loop offsets:
- * its length (>= 1) and first loop offset. A learned deal's segment is its
- * slice rotated to start at loop offset tail_at: dealt [begin, tail) are
- * loop [tail_at, end), dealt [tail, end) are loop [begin, tail_at). */
+ * its length (>= 1) and first loop offset (layout.h's deal, or a learned
+ * deal's rotated slice, learn.h). */
 static inline uint32_t piece(const bal__for_call *c, const bal__for_segment *g, uint32_t v,
                              uint32_t end, uint32_t *at) {
   if (!c->learned) return bal__for_layout_piece(&c->layout, g, v, end, at);
-  uint32_t stop;
-  if (v < g->tail) {
-    *at = g->tail_at + (v - g->begin);
-    stop = g->tail;
-  } else {
-    *at = g->begin + (v - g->tail);
-    stop = g->end;
-  }
-  return (end < stop ? end : stop) - v;
+  return bal__for_learn_piece(g, v, end, at);
 }
 
 /* The worker whose initial range holds dealt offset v (a learned deal). */
@@ -60,13 +51,13 @@ static const bal__for_segment *learned_origin(const bal_pool *pool, uint32_t v) 
   return &pool->workers[lo].initial;
 }
 
-/* Run the n units taken at dealt offset `first`: one body call per block
- * they cover (usually one). */
-static void run_chunk(bal_pool *pool, bal__for_worker *w, uint32_t first, uint32_t n,
-                      int64_t *clock_ns) {
+/* Run the n units taken at dealt offset `first` of segment g: one body
+ * call per block they cover (usually one). */
+static void run_chunk(bal_pool *pool, bal__for_worker *w, const bal__for_segment *g,
+                      uint32_t first, uint32_t n, int64_t *clock_ns) {
   const bal__for_call *c = &pool->call;
   for (uint32_t v = first, end = first + n; v < end;) {
-    uint32_t at, len = piece(c, &w->seg, v, end, &at);
+    uint32_t at, len = piece(c, g, v, end, &at);
     int64_t lo = unit_to_index(c, at), hi = unit_to_index(c, at + len);
     c->body(lo, hi, c->arg);
     w->stats.items += hi - lo;
@@ -80,16 +71,111 @@ static void run_chunk(bal_pool *pool, bal__for_worker *w, uint32_t first, uint32
   if (c->learn) {
     /* The chunk's time, spread over the loop units it ran. */
     for (uint32_t v = first, end = first + n; v < end;) {
-      uint32_t at, len = piece(c, &w->seg, v, end, &at);
+      uint32_t at, len = piece(c, g, v, end, &at);
       bal__for_learn_measure(c->learn, at, len, (double)dt * len / n);
       v += len;
     }
   }
   if (!c->adaptive) return;
-  if (dt < TARGET_CHUNK_NS / 2 && w->chunk_units < BAL__RANGE_MAX_TAKE / 2)
+  /* Grow only after a chunk of the full size: a shorter one (the end of a
+   * range or of a laggard's block, a piece a learned profile sized) says
+   * nothing about the full size, and growing after every fast short piece
+   * once let one chunk take milliseconds of work no thief could reach. */
+  if (dt < TARGET_CHUNK_NS / 2 && n >= w->chunk_units && w->chunk_units < BAL__RANGE_MAX_TAKE / 2)
     w->chunk_units *= 2;
   else if (dt > 2 * TARGET_CHUNK_NS && w->chunk_units > c->min_units)
     w->chunk_units = w->chunk_units / 2 > c->min_units ? w->chunk_units / 2 : c->min_units;
+}
+
+/* Laggards. The deal makes every worker cross every region of the loop at
+ * about the same time only if they all run at the same pace. A worker that
+ * joins the call late (woken from sleep: a large part of a loop of a few
+ * milliseconds) or is preempted for a while holds back its blocks, and
+ * without help nobody reaches them until the others have drained their
+ * own ranges and steal, from the top: a costly item early in its blocks
+ * then starts after about half of the loop instead of after its position's
+ * share, as under a dynamic schedule, and the call ends late by the
+ * difference. So at each of its own blocks a worker looks at up to
+ * LAG_SCAN others; while one's next unit lies two rounds or more behind
+ * its own, it takes chunks from that one's low end (one CAS each) before
+ * going on with its own block. One round of slack leaves workers that
+ * keep pace alone (they never touch each other's words), and keeps the
+ * laggard at most about one block behind: the loop is reached in about its
+ * index order whoever runs. Learned deals (slices, not rounds) and loops
+ * dealt without rounds (one slice per worker) skip this. */
+#define LAG_SCAN 4
+
+/* The round of the next unit of range word `word` (a range lies inside
+ * one worker's initial range, whose segment *g receives), or false when
+ * the range is empty. */
+static bool range_round(const bal__for_layout *L, uint64_t word, bal__for_segment *g,
+                        uint32_t *round) {
+  uint32_t lo = (uint32_t)word, hi = (uint32_t)(word >> 32);
+  if (lo >= hi) return false;
+  *g = bal__for_layout_segment(L, bal__for_layout_origin(L, lo));
+  *round = bal__for_layout_round(L, g, lo);
+  return true;
+}
+
+/* The worker whose next unit lies furthest behind `round`, at least two
+ * rounds, among up to LAG_SCAN others from a random one; -1 if none. */
+static int find_laggard(bal_pool *pool, bal__for_worker *w, uint32_t round) {
+  const bal__for_layout *L = &pool->call.layout;
+  int size = pool->size, best = -1, scan = size - 1 < LAG_SCAN ? size - 1 : LAG_SCAN;
+  uint32_t best_round = round;
+  int start = (int)bal__rng_below(&w->rng, (uint64_t)size);
+  for (int k = 0, seen = 0; k < size && seen < scan; k++) {
+    int v = (start + k) % size;
+    if (v == w->id) continue;
+    seen++;
+    bal__for_segment g;
+    uint32_t r;
+    uint64_t word = atomic_load_explicit(&pool->ranges[v].word, memory_order_relaxed);
+    if (range_round(L, word, &g, &r) && r + 1 < best_round) {
+      best = v;
+      best_round = r + 1;
+    }
+  }
+  return best;
+}
+
+/* Before the owner's next take from its own range: if a laggard holds
+ * units of an earlier round, run one chunk of them (up to the end of the
+ * laggard's block) and return true; *done counts them. */
+static bool help_laggard(bal_pool *pool, bal__for_worker *w, int64_t *clock_ns, uint64_t *done) {
+  const bal__for_call *c = &pool->call;
+  const bal__for_layout *L = &c->layout;
+  uint64_t mine = atomic_load_explicit(&pool->ranges[w->id].word, memory_order_relaxed);
+  uint32_t lo = (uint32_t)mine, hi = (uint32_t)(mine >> 32);
+  if (lo >= hi) return false;
+  uint32_t round = bal__for_layout_round(L, &w->seg, lo);
+  if (lo >= w->next_scan) {
+    /* Next at its next block; in the tail (round R), not again. */
+    w->next_scan = lo < w->seg.tail ? w->seg.begin + (round + 1) * L->block : w->seg.end;
+    w->lag = find_laggard(pool, w, round);
+  }
+  while (w->lag >= 0) {
+    bal__for_range *r = &pool->ranges[w->lag];
+    uint64_t old = atomic_load_explicit(&r->word, memory_order_relaxed);
+    bal__for_segment g;
+    uint32_t lag_round;
+    if (!range_round(L, old, &g, &lag_round) || lag_round + 1 >= round) {
+      w->lag = find_laggard(pool, w, round); /* caught up: any other one behind? */
+      continue;
+    }
+    uint32_t vlo = (uint32_t)old, vhi = (uint32_t)(old >> 32);
+    /* The end of its block (a laggard is never in the tail: round R). */
+    uint32_t stop = g.begin + (lag_round + 1) * L->block;
+    uint32_t n = (stop < vhi ? stop : vhi) - vlo;
+    if (n > w->chunk_units) n = w->chunk_units / c->min_units * c->min_units;
+    if (n == 0) break;
+    if (!bal__for_range_take_low(r, old, n)) continue; /* its owner took, or a thief */
+    run_chunk(pool, w, &g, vlo, n, clock_ns);
+    *done += n;
+    return true;
+  }
+  w->lag = -1;
+  return false;
 }
 
 /* Drain the worker's own range; returns the number of units it executed.
@@ -102,11 +188,17 @@ static uint64_t drain_own(bal_pool *pool, bal__for_worker *w) {
   int64_t clock_ns = bal__now_ns();
   uint32_t first, n;
   const bal__for_call *c = &pool->call;
+  bool helps = !c->learned && c->layout.rounds > 0;
   for (;;) {
+    if (helps && help_laggard(pool, w, &clock_ns, &done)) {
+      if (pool->node && bal__for_follow_tick(pool, w, clock_ns)) return done;
+      continue;
+    }
     uint32_t k = w->chunk_units;
     if (c->learned && c->adaptive) {
       /* Size the chunk by the profile too, so a predicted-heavy item runs
-       * (and is measured) nearly alone. Only this worker moves lo. */
+       * (and is measured) nearly alone. Only this worker moves lo (learned
+       * deals take no help from the low end). */
       uint64_t word = atomic_load_explicit(&mine->word, memory_order_relaxed);
       uint32_t lo = (uint32_t)word, hi = (uint32_t)(word >> 32), at;
       if (lo < hi && lo >= w->seg.begin && lo < w->seg.end) {
@@ -115,12 +207,28 @@ static uint64_t drain_own(bal_pool *pool, bal__for_worker *w) {
       }
     }
     if ((n = bal__for_range_take(mine, k, &first)) == 0) break;
-    run_chunk(pool, w, first, n, &clock_ns);
+    run_chunk(pool, w, &w->seg, first, n, &clock_ns);
     done += n;
     if (pool->node && bal__for_follow_tick(pool, w, clock_ns)) return done;
   }
   w->have_range = false;
   return done;
+}
+
+/* A learned deal: steal from the victim's heaviest predicted block on, if
+ * one stands out (learn.h). Returns as bal__for_range_steal, 0 when no
+ * block stands out. */
+static int64_t steal_learned(bal_pool *pool, int victim, uint32_t *first) {
+  bal__for_range *r = &pool->ranges[victim];
+  uint64_t old = atomic_load_explicit(&r->word, memory_order_relaxed);
+  uint32_t lo = (uint32_t)old, hi = (uint32_t)(old >> 32);
+  if (lo >= hi) return 0;
+  uint32_t cut = bal__for_learn_steal_cut(pool->call.learn, learned_origin(pool, lo), lo, hi,
+                                          pool->call.min_units);
+  if (cut >= hi) return 0;
+  int64_t n = bal__for_range_steal_at(r, old, cut);
+  if (n > 0) *first = cut;
+  return n;
 }
 
 /* One pass over the other workers in random order. On success the stolen
@@ -135,7 +243,8 @@ static bool steal_round(bal_pool *pool, bal__for_worker *w) {
     if (victim == w->id) continue;
     for (int tries = 0; tries < 4; tries++) {
       uint32_t first;
-      int64_t n = bal__for_range_steal(&pool->ranges[victim], pool->call.min_units, &first);
+      int64_t n = pool->call.learned ? steal_learned(pool, victim, &first) : 0;
+      if (n == 0) n = bal__for_range_steal(&pool->ranges[victim], pool->call.min_units, &first);
       /* A parked owner takes nothing more: its last short grain (which a
        * thief leaves to an active owner) is taken whole. */
       if (n == 0 && pool->node &&
@@ -149,6 +258,7 @@ static bool steal_round(bal_pool *pool, bal__for_worker *w) {
         w->seg = pool->call.learned ? *learned_origin(pool, first)
                                     : bal__for_layout_segment(L, bal__for_layout_origin(L, first));
         bal__for_range_set(&pool->ranges[w->id], first, first + (uint32_t)n);
+        w->next_scan = first; /* look for laggards from its first take */
         return true;
       }
     }
@@ -326,6 +436,8 @@ int bal__for_run(bal_pool *pool, int64_t begin, int64_t end, int64_t grain, bal_
       bal__for_range_set(&pool->ranges[i], 0, 0);
     }
     w->have_range = i < dealt;
+    w->next_scan = i < dealt ? w->seg.begin : 0;
+    w->lag = -1;
     memset(&w->stats, 0, sizeof w->stats);
     w->chunk_units = c->min_units;
   }

@@ -34,8 +34,12 @@
  * Every worker runs bal__for_work: it drains its own range from the low end
  * (bal__for_range_take) in chunks of the grain or, with grain 0, chunks
  * sized so that one body call lasts about 20 us (run_chunk), mapping each
- * chunk to loop indices one block at a time (bal__for_layout_piece); when
- * it runs dry it steals
+ * chunk to loop indices one block at a time (bal__for_layout_piece). At
+ * each of its blocks it looks at the others' progress: while one lags two
+ * rounds or more behind (late to wake, preempted, or slowed by costly
+ * items), it first takes chunks from that one's low end (help_laggard), so
+ * the loop is still reached in about its index order. When it runs dry it
+ * steals
  * (steal_round): the upper half of a random victim's range in one CAS
  * (bal__for_range_steal), which becomes the thief's own range and can be
  * stolen again. Finished units are subtracted from `remaining` once per
@@ -102,6 +106,8 @@ typedef struct bal__for_worker {
   bal__for_segment seg;             /* initial range its current range lies in */
   bal__for_segment initial;         /* its own initial range (learned deals) */
   bool have_range;                  /* its range may still be taken from (range.h) */
+  uint32_t next_scan;               /* own dealt offset where it next looks for laggards */
+  int lag;                          /* a worker found rounds behind (loop.c), or -1 */
   uint64_t bound_version;           /* attached pools: the layout_version it is bound for */
   int id;
   struct bal_pool *pool;

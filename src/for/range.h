@@ -13,6 +13,9 @@
  *    wait-free, never retried. If thieves emptied the range meanwhile, lo
  *    overshoots hi once (by at most k) and the word reads as empty until the
  *    owner installs a new range; thieves never CAS an empty word.
+ *  - A worker that is rounds ahead of a lagging owner (loop.c) takes whole
+ *    grains from the low end with one CAS on the word, never past hi: lo
+ *    stays <= hi, and the owner's next take starts after what it took.
  *  - A thief takes the upper half from the high end with one CAS on hi,
  *    cut at a whole number of grains of q units from lo. If lo and hi are
  *    multiples of q (hi may also be the loop's end) and the owner takes
@@ -28,6 +31,7 @@
 #define BALLAST_FOR_RANGE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define BAL__RANGE_MAX_UNITS (UINT32_C(1) << 31)
@@ -77,6 +81,26 @@ static inline int64_t bal__for_range_steal(bal__for_range *r, uint32_t q, uint32
     return -1;
   *first = hi - n;
   return n;
+}
+
+/* Helper: take the n units [lo, lo + n) from the low end of a range that
+ * read `old` = [lo, hi), lo + n <= hi; n is whole grains unless it ends at
+ * hi. Returns false (nothing taken) when the word changed since. */
+static inline bool bal__for_range_take_low(bal__for_range *r, uint64_t old, uint32_t n) {
+  uint32_t lo = (uint32_t)old, hi = (uint32_t)(old >> 32);
+  return atomic_compare_exchange_strong_explicit(&r->word, &old, bal__for_range_pack(lo + n, hi),
+                                                 memory_order_acq_rel, memory_order_relaxed);
+}
+
+/* Thief: take [cut, hi) of a range that read `old` = [lo, hi), lo < cut <
+ * hi, cut whole grains from lo (a learned deal's cut, learn.h). Returns
+ * the number of units stolen, -1 when the word changed since. */
+static inline int64_t bal__for_range_steal_at(bal__for_range *r, uint64_t old, uint32_t cut) {
+  uint32_t lo = (uint32_t)old, hi = (uint32_t)(old >> 32);
+  if (!atomic_compare_exchange_strong_explicit(&r->word, &old, bal__for_range_pack(lo, cut),
+                                               memory_order_acq_rel, memory_order_relaxed))
+    return -1;
+  return hi - cut;
 }
 
 /* Thief, from a parked owner (which takes nothing more): take the whole

@@ -195,6 +195,101 @@ static void deal_is_balanced_and_heavy_first(void **state) {
   bal_loop_destroy(loop);
 }
 
+/* Where a thief cuts a learned range: at the block predicted heaviest
+ * after the owner's next one, when it stands out, so that it starts now
+ * instead of after the light items before it; else nowhere special. The
+ * profile is one unit per block, a slice rotated to its heaviest block and
+ * a second heavy block near the slice's end (as lognorm's 150 items
+ * are). */
+static void thief_cuts_at_the_heaviest_block(void **state) {
+  (void)state;
+  bal_loop *loop;
+  assert_int_equal(bal_loop_create(&loop), BAL_OK);
+  enum { UNITS = 150, WORKERS = 2 };
+  bal__for_segment segs[WORKERS];
+  assert_false(bal__for_learn_deal(loop, UNITS, 1, WORKERS, segs));
+  assert_int_equal(loop->m_block, 1);
+  for (uint32_t j = 0; j < UNITS; j++) loop->cost[j] = 1;
+  loop->cost[91] = 250; /* rotated to the front of its slice */
+  loop->cost[147] = 60;
+  loop->cost[20] = 30;  /* in the first slice, ahead of its rotation point */
+  loop->cost[10] = 40;
+  loop->units = UNITS;
+  loop->block = 1;
+  loop->blocks = UNITS;
+  assert_true(bal__for_learn_deal(loop, UNITS, 1, WORKERS, segs));
+  /* Find the dealt offset of loop unit u in segment g. */
+  for (int i = 0; i < WORKERS; i++) {
+    const bal__for_segment *g = &segs[i];
+    uint32_t heavy2 = UINT32_MAX, first_at;
+    bal__for_learn_piece(g, g->begin, g->end, &first_at);
+    for (uint32_t v = g->begin; v < g->end; v++) {
+      uint32_t at;
+      bal__for_learn_piece(g, v, v + 1, &at);
+      if (at == 147 || (at == 20 && first_at == 10)) heavy2 = v;
+    }
+    /* The owner took its first (heaviest) block: the thief's part starts
+     * at the second heaviest block of what is left. */
+    uint32_t cut = bal__for_learn_steal_cut(loop, g, g->begin + 1, g->end, 1);
+    if (first_at == 91) assert_int_equal(cut, heavy2);
+    if (first_at == 10) assert_int_equal(cut, heavy2);
+    /* A range of light blocks only: no cut, the usual half. */
+    if (heavy2 != UINT32_MAX) assert_int_equal(bal__for_learn_steal_cut(loop, g, heavy2 + 1, g->end, 1), g->end);
+  }
+  /* Whole grains from lo: with a grain of 4, the cut is rounded down. */
+  uint32_t at;
+  const bal__for_segment *g = segs[0].begin <= 147 && 147 < segs[0].end ? &segs[0] : &segs[1];
+  bal__for_learn_piece(g, g->begin, g->begin + 1, &at);
+  assert_int_equal(at, 91);
+  uint32_t cut = bal__for_learn_steal_cut(loop, g, g->begin + 2, g->end, 4);
+  assert_int_equal((cut - (g->begin + 2)) % 4, 0);
+  assert_true(cut <= g->begin + (147 - 91) && cut > g->begin + (147 - 91) - 4);
+  bal_loop_destroy(loop);
+}
+
+/* A profile that predicts a long run of heavy blocks where the items are
+ * light: the worker takes them in one-unit pieces, each far under the
+ * chunk target. Those fast short pieces must not grow its adaptive chunk:
+ * they once doubled it at every piece, so that the light region after
+ * them went in one body call of thousands of items (milliseconds no thief
+ * could reach). Items cost ~1 us each here, so a chunk needs only ~16;
+ * load only shrinks chunks (they halve on slow calls). */
+enum { MIS_UNITS = 40960 };
+static atomic_long mis_longest;
+static void light_body(int64_t begin, int64_t end, void *arg) {
+  (void)arg;
+  for (int64_t i = begin; i < end; i++) {
+    int64_t until = bal__now_ns() + 1000;
+    while (bal__now_ns() < until) {
+    }
+  }
+  long len = (long)(end - begin), seen = atomic_load(&mis_longest);
+  while (len > seen && !atomic_compare_exchange_weak(&mis_longest, &seen, len)) {
+  }
+}
+
+static void mispredicted_heavy_blocks_keep_chunks_short(void **state) {
+  (void)state;
+  bal_pool *pool;
+  assert_int_equal(bal_pool_create(2, &pool), BAL_OK);
+  bal_loop *loop;
+  assert_int_equal(bal_loop_create(&loop), BAL_OK);
+  /* The profile's geometry for this length: 4096 blocks of 10 units. */
+  loop->units = MIS_UNITS;
+  loop->block = 10;
+  loop->blocks = 4096;
+  for (uint32_t j = 0; j < 4096; j++) loop->cost[j] = j >= 100 && j < 200 ? 1e6f : 1e4f;
+  atomic_store(&mis_longest, 0);
+  assert_int_equal(bal_for_learn(pool, loop, 0, MIS_UNITS, 0, light_body, NULL), BAL_OK);
+  bal_loop_info info;
+  assert_int_equal(bal_loop_get_info(loop, &info), BAL_OK);
+  assert_int_equal(info.learned_calls, 1); /* it was dealt by that profile */
+  long longest = atomic_load(&mis_longest);
+  if (longest > 256) fail_msg("a body call ran %ld items of ~1 us (at most 256 expected)", longest);
+  bal_loop_destroy(loop);
+  bal_pool_destroy(pool);
+}
+
 /* Costs that move abruptly are detected by the first call on them (a
  * drop: its measurement replaces the profile), and two calls later the
  * profile predicts again. The first call on costs it never saw measures a
@@ -364,6 +459,8 @@ int main(void) {
       cmocka_unit_test(exactly_once_under_learning),
       cmocka_unit_test(heavy_item_starts_first),
       cmocka_unit_test(deal_is_balanced_and_heavy_first),
+      cmocka_unit_test(thief_cuts_at_the_heaviest_block),
+      cmocka_unit_test(mispredicted_heavy_blocks_keep_chunks_short),
       cmocka_unit_test(abrupt_change_is_dropped),
       cmocka_unit_test(range_change_maps_the_profile),
       cmocka_unit_test(memory_is_bounded),

@@ -95,6 +95,7 @@ typedef struct result {
   double target;     /* bound on the targeted figure */
   double target_val; /* the targeted figure (NAN if its baseline is missing) */
   bal_for_stats stats; /* sum over workers, last bal_for run */
+  double work_s;       /* the requested work of that run's (last) call */
 } result;
 
 /* The pool bal_for runs on, its grain, and whether to show progress (run.c). */

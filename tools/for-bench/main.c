@@ -96,7 +96,8 @@ static int parse_args(int argc, char **argv, options *o) {
       CLI_PATH("--trace", "FILE", &o->trace,
                "after each workload's rounds, run bal_for once more and\n"
                "write every body call (worker, start, end, indices) to\n"
-               "FILE; bench/for/trace.gp draws it"),
+               "FILE; with --repeat N also the last of N more\n"
+               "bal_for_learn calls; bench/for/trace.gp draws it"),
       CLI_END};
   const cli_program prog = {
       .name = PROG,

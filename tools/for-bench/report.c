@@ -88,9 +88,10 @@ void print_table(const options *o, int P, double ipn, double tiny_ns, double ove
       else
         printf("%-8s target: bal_for <= %.2f x %s: %s%s\n", "", r->target,
                r->wl == WL_UNIFORM ? "omp_static" : "best baseline", val, verdict(r));
-      printf("%-8s bal_for last run: %lld chunks, %lld/%lld steals won/attempted\n", "",
-             (long long)r->stats.chunks, (long long)r->stats.steals_won,
-             (long long)r->stats.steals_attempted);
+      printf("%-8s bal_for last run: %lld chunks, %lld/%lld steals won/attempted, busy %.3f x "
+             "the requested work\n",
+             "", (long long)r->stats.chunks, (long long)r->stats.steals_won,
+             (long long)r->stats.steals_attempted, r->stats.busy_seconds / r->work_s);
     }
   }
 }
@@ -182,6 +183,8 @@ void print_json(const options *o, int P, double ipn, double tiny_ns, double over
     json_int(&j, "chunks", r->stats.chunks);
     json_int(&j, "steals_attempted", r->stats.steals_attempted);
     json_int(&j, "steals_won", r->stats.steals_won);
+    json_double(&j, "busy_s", r->stats.busy_seconds); /* summed over workers */
+    json_double(&j, "work_s", r->work_s);             /* the requested work of that call */
     json_object_end(&j);
     json_object_end(&j);
   }

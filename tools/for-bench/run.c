@@ -86,6 +86,7 @@ typedef struct call_costs {
   uint64_t *iters; /* spin */
   int64_t *ns;     /* sleep */
   double ideal_s;
+  double work_s; /* the sum of the requested costs */
 } call_costs;
 
 /* One timed sequence of o->repeat calls of schedule s (bal_for_learn: with
@@ -117,6 +118,36 @@ static void timed_run(int s, bench_job *job, const call_costs *calls, int ncalls
   bal_loop_destroy(loop);
 }
 
+/* --trace with --repeat N: one more, untimed, sequence of N bal_for_learn
+ * calls on a new loop, the last one drawn (its deal is the profile's). */
+static void trace_learn(int mode, workload_id wl, bench_job *job, const call_costs *calls,
+                        int ncalls, int64_t pause) {
+  bal_loop *loop = NULL;
+  if (bal_loop_create(&loop) != BAL_OK) {
+    fprintf(stderr, PROG ": out of memory\n");
+    exit(1);
+  }
+  pause_ms(pause);
+  for (int c = 0; c + 1 < ncalls; c++) {
+    if (calls) {
+      job->spin_iters = calls[c].iters;
+      job->sleep_ns = calls[c].ns;
+    }
+    memset(job->acc, 0, sizeof(acc_slot) * (size_t)job->threads);
+    run_schedule(S_LEARN, job, loop);
+  }
+  if (calls) {
+    job->spin_iters = calls[ncalls - 1].iters;
+    job->sleep_ns = calls[ncalls - 1].ns;
+  }
+  bool ok = trace_run(pool, loop, bal_grain, mode_names[mode], workload_name(wl), job);
+  bal_loop_destroy(loop);
+  if (!ok) {
+    trace_close(false);
+    exit(1);
+  }
+}
+
 /* Mean of t[from .. n) (t[0] when n == 1). */
 static double steady(const double *t, int n) {
   if (n == 1) return t[0];
@@ -141,6 +172,7 @@ void bench_one(const options *o, int P, int mode, workload_id wl, double iters_p
     job.n = o->tiny_items;
     r->ideal_s = tiny_ns * (double)job.n / P * 1e-9;
     r->ideal_change_s = r->ideal_after_s = r->ideal_s;
+    r->work_s = tiny_ns * (double)job.n * 1e-9;
   } else {
     job.n = mode == MODE_SPIN ? o->items : o->sleep_items;
     job.kind = mode == MODE_SPIN ? KERNEL_SPIN : KERNEL_SLEEP;
@@ -175,9 +207,11 @@ void bench_one(const options *o, int P, int mode, workload_id wl, double iters_p
         if (calls[c].ns) calls[c].ns[i] = (int64_t)llround(x);
       }
       calls[c].ideal_s = fmax(total / P, max) * 1e-9;
+      calls[c].work_s = total * 1e-9;
       if (c >= 1 || ncalls == 1) ideal_sum += calls[c].ideal_s;
     }
     free(base);
+    r->work_s = calls[ncalls - 1].work_s; /* bal_for's last call, which stats describe */
     r->ideal_s = ideal_sum / (ncalls > 1 ? ncalls - 1 : 1);
     int k = (int)o->change_at - 1;
     r->ideal_change_s = k >= 0 && k < ncalls ? calls[k].ideal_s : NAN;
@@ -229,10 +263,11 @@ void bench_one(const options *o, int P, int mode, workload_id wl, double iters_p
   if (o->trace) {
     /* One more, untimed, run of bal_for to draw: after the same pause. */
     pause_ms(o->pause_ms);
-    if (!trace_run(pool, bal_grain, mode_names[mode], workload_name(wl), &job)) {
+    if (!trace_run(pool, NULL, bal_grain, mode_names[mode], workload_name(wl), &job)) {
       trace_close(false);
       exit(1);
     }
+    if (sched_avail[S_LEARN]) trace_learn(mode, wl, &job, calls, ncalls, o->pause_ms);
   }
 
   r->best = r->best_learn = -1;

@@ -72,16 +72,21 @@ bool trace_open(const char *path, int P) {
   return true;
 }
 
-bool trace_run(bal_pool *on, int64_t grain, const char *mode, const char *workload,
-               const bench_job *job) {
+bool trace_run(bal_pool *on, bal_loop *loop, int64_t grain, const char *mode,
+               const char *workload, const bench_job *job) {
   for (int w = 0; w < tr.P; w++) tr.logs[w].n = 0;
   memset(job->acc, 0, sizeof(acc_slot) * (size_t)job->threads);
   tr.job = job;
   tr.start_ns = bal__now_ns();
-  bal_for(on, 0, job->n, grain, traced_body, NULL);
+  int rc = loop ? bal_for_learn(on, loop, 0, job->n, grain, traced_body, NULL)
+                : bal_for(on, 0, job->n, grain, traced_body, NULL);
+  if (rc != BAL_OK) {
+    fprintf(stderr, PROG ": --trace: bal_for_learn failed: %s\n", bal_strerror(rc));
+    return false;
+  }
   /* Two blank lines end a data block; its name is the comment that opens it
    * (gnuplot: index "spin mid"). */
-  fprintf(tr.f, "\n\n# %s %s\n", mode, workload);
+  fprintf(tr.f, "\n\n# %s %s%s\n", mode, workload, loop ? " learn" : "");
   for (int w = 0; w < tr.P; w++) {
     if (tr.logs[w].oom) {
       fprintf(stderr, PROG ": --trace: out of memory\n");
