@@ -81,10 +81,9 @@ int bal_node_manager_cpus(bal_node_manager *m, bal_node_cpu_info *out, int64_t c
     out[c].pid = h >= 0 ? s->slot[h].pid : -1;
     out[c].job = h >= 0 ? s->slot[h].job : -1;
     out[c].owner = s->lender[c];
-    uint32_t w = atomic_load(&s->use[c]);
-    int32_t u = BAL__USE_USER(w);
+    int32_t u = bal__node_user(s, c);
     out[c].user = u >= 0 ? s->slot[u].pid : -1;
-    out[c].lent = BAL__USE_LENT(w);
+    out[c].lent = h >= 0 && bal__node_lending(s, h);
   }
   int n = (int)s->ncpus;
   bal__node_unlock(m->map.shm);
