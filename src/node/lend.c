@@ -36,18 +36,24 @@ bool bal__node_lending(const bal__node_shm *s, int32_t i) {
   return atomic_load(&s->slot[i].lending) != 0; /* seq_cst: the order the file comment needs */
 }
 
-int32_t bal__node_user(const bal__node_shm *s, int32_t c) {
+void bal__node_lends(const bal__node_shm *s, bool lends[BAL_NODE_MAX_PROCS]) {
+  for (int32_t i = 0; i < BAL_NODE_MAX_PROCS; i++) lends[i] = bal__node_lending(s, i);
+}
+
+int32_t bal__node_user(const bal__node_shm *s, const bool *lends, int32_t c) {
   int32_t h = s->holder[c];
-  if (h < 0 || !bal__node_lending(s, h)) return h;
+  if (h < 0 || !lends[h]) return h;
   int32_t b = s->borrower[c];
-  return b >= 0 && !bal__node_lending(s, b) ? b : -1;
+  return b >= 0 && !lends[b] ? b : -1;
 }
 
 void bal__node_use_mask(const bal__node_shm *s, int32_t i, bal_node_mask *m) {
+  bool lends[BAL_NODE_MAX_PROCS];
+  bal__node_lends(s, lends);
   bal_node_mask_zero(m);
-  if (bal__node_lending(s, i)) return; /* a lender uses nothing */
+  if (lends[i]) return; /* a lender uses nothing */
   for (int32_t c = 0; c < s->ncpus; c++)
-    if (bal__node_user(s, c) == i) bal_node_mask_add(m, c, c);
+    if (bal__node_user(s, lends, c) == i) bal_node_mask_add(m, c, c);
 }
 
 void bal__node_unborrow(bal__node_shm *s, int32_t i) {

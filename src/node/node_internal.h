@@ -155,8 +155,12 @@ int bal__node_validate(bal__node_shm *s, bool repair);
 
 /* lend.c: slot i lends (its lending word). */
 bool bal__node_lending(const bal__node_shm *s, int32_t i);
-/* lend.c: the slot using CPU c now (under the lock), or -1. */
-int32_t bal__node_user(const bal__node_shm *s, int32_t c);
+/* lend.c: every slot's lending word, each read once: lenders change them
+ * without the lock, so a scan that derives users from them reads them
+ * once first, for a view in which each process lends all or nothing. */
+void bal__node_lends(const bal__node_shm *s, bool lends[BAL_NODE_MAX_PROCS]);
+/* lend.c: the slot using CPU c (under the lock), or -1, by `lends`. */
+int32_t bal__node_user(const bal__node_shm *s, const bool *lends, int32_t c);
 /* lend.c: the CPUs slot i uses (its mask as bal_node_poll reports it). */
 void bal__node_use_mask(const bal__node_shm *s, int32_t i, bal_node_mask *m);
 
