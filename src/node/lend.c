@@ -69,9 +69,9 @@ void bal__node_unborrow(bal__node_shm *s, int32_t i) {
   if (freed) atomic_fetch_add(&s->lend_gen, 1); /* free to borrow again: pollers look */
 }
 
-int64_t bal__node_borrow(bal__node_shm *s, int32_t i) {
+int64_t bal__node_borrow(bal__node_shm *s, int32_t i, uint64_t skip_before) {
   uint64_t from[BAL_NODE_MAX_PROCS / 64] = {0}; /* lenders we still claim CPUs of */
-  int64_t n = 0;
+  int64_t skipped = 0;
   for (int32_t c = 0; c < s->ncpus; c++) {
     int32_t h = s->holder[c];
     if (h < 0 || h == i) continue;
@@ -81,6 +81,10 @@ int64_t bal__node_borrow(bal__node_shm *s, int32_t i) {
       continue;
     }
     if (b != i && b >= 0 && !bal__node_lending(s, b)) continue; /* another borrower uses it */
+    if (b != i && skip_before && atomic_load(&s->slot[h].lend_seq) < skip_before) {
+      skipped++; /* lent before our own wait began: its lender is likely back soon */
+      continue;
+    }
     /* The bit first, then the lender's word again: a reclaim in between
      * either reads the bit (and bumps our gen) or we read its word clear. */
     _Atomic uint64_t *set = &s->slot[h].borrowers[i / 64];
@@ -88,7 +92,6 @@ int64_t bal__node_borrow(bal__node_shm *s, int32_t i) {
     if (!bal__node_lending(s, h)) continue;
     s->borrower[c] = i;
     from[h / 64] |= bit(h);
-    n++;
   }
   /* Leave the sets of lenders we claim nothing of: their reclaims no
    * longer need to wake us. */
@@ -97,7 +100,7 @@ int64_t bal__node_borrow(bal__node_shm *s, int32_t i) {
     if (!(from[j / 64] & bit(j)) && (atomic_load_explicit(set, memory_order_relaxed) & bit(i)))
       atomic_fetch_and(set, ~bit(i));
   }
-  return n;
+  return skipped;
 }
 
 /* The handle still names this process's slot. The fields are read without
@@ -124,8 +127,12 @@ int bal_node_lend(bal_node_proc *p) {
   if (atomic_exchange(&sl->lending, 1) != 0) return 0; /* lending already */
   /* Every attached process compares lend_gen at its poll: the next one
    * takes the locked path and borrows. This process's own pools see their
-   * CPUs go the same way. */
-  atomic_fetch_add(&s->lend_gen, 1);
+   * CPUs go the same way. The bump comes after the word, so a poll that
+   * sees the bump sees the word; lend_seq after both (a borrower that
+   * reads the previous one takes this lend for older, for one poll). */
+  uint64_t seq = atomic_fetch_add(&s->lend_gen, 1) + 1;
+  atomic_store(&sl->lend_seq, seq);
+  atomic_store_explicit(&p->my_lend, seq, memory_order_relaxed);
   return atomic_load_explicit(&sl->held, memory_order_relaxed);
 }
 
@@ -142,6 +149,14 @@ int bal_node_reclaim(bal_node_proc *p) {
   for (int32_t k = 0; k < BAL_NODE_MAX_PROCS / 64; k++)
     for (uint64_t b = atomic_load(&sl->borrowers[k]); b; b &= b - 1)
       atomic_fetch_add(&s->slot[k * 64 + __builtin_ctzll(b)].gen, 1);
+  /* Our own next poll claims no CPU lent before our lend: processes that
+   * waited while we waited are often waiting for us (a barrier, a
+   * message we send), and come back within microseconds of our return.
+   * Claiming their CPU then would put a worker of ours on it as its owner
+   * returns (docs/node.md, "The start-of-iteration race"); the poll after
+   * that claims it if it is still lent. */
+  atomic_store_explicit(&p->skip_before, atomic_load_explicit(&p->my_lend, memory_order_relaxed),
+                        memory_order_relaxed);
   atomic_fetch_add(&sl->gen, 1); /* our own pools take the CPUs back */
   return atomic_load_explicit(&sl->held, memory_order_relaxed);
 }

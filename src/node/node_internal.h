@@ -74,6 +74,7 @@ typedef struct bal__node_slot {
   _Atomic uint64_t applied; /* the gen its process last polled */
   _Atomic uint32_t lending; /* 1 between bal_node_lend and bal_node_reclaim */
   _Atomic int32_t held;     /* CPUs it holds (holder[c] == it); written under the lock */
+  _Atomic uint64_t lend_seq; /* lend_gen just after its last lend: how old its lend is */
   /* Slots that claimed a CPU of this one (bit j: slot j), so that its
    * reclaim can tell them without scanning CPUs. Bits are set under the
    * lock before the claim; a stale bit costs its slot one locked poll. */
@@ -172,6 +173,12 @@ struct bal_node_proc {
   uint64_t start;
   uint64_t seen;      /* the slot gen p->mask was read at (0: never) */
   uint64_t lend_seen; /* the registry's lend_gen at that read */
+  /* lend.c: lend_gen just after this process's last lend, and what its
+   * reclaim leaves for the next poll (0: nothing): lends older than this
+   * are not claimed at that poll (bal__node_borrow). Atomic: lend and
+   * reclaim may run on another thread than the poll. */
+  _Atomic uint64_t my_lend;
+  _Atomic uint64_t skip_before;
   bool gone;          /* removed or cleaned: the mask is empty for good */
   bal_node_mask mask; /* the mask at gen `seen` */
 };
@@ -205,8 +212,10 @@ int bal__node_admit_mate(bal__node_shm *s, int32_t g, int64_t guest);
 void bal__node_unborrow(bal__node_shm *s, int32_t i);
 /* lend.c: slot i (attached, under the lock, not lending) claims every lent
  * CPU nobody uses and drops its stale claims (CPUs whose holder
- * reclaimed). Returns how many CPUs it uses that others hold. */
-int64_t bal__node_borrow(bal__node_shm *s, int32_t i);
+ * reclaimed), except that it claims no CPU of a lend older than
+ * `skip_before` (a lend_gen value; 0: none skipped). Returns how many CPUs
+ * it left for that reason. */
+int64_t bal__node_borrow(bal__node_shm *s, int32_t i, uint64_t skip_before);
 
 /* rule.c: give CPU c to slot i (-1: free) lent by job `lender` (-1: none),
  * bumping the gen of the slots that lose and gain it. */

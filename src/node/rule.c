@@ -34,6 +34,7 @@ int32_t bal__node_new_slot(bal__node_shm *s) {
      * after the release (node.h states that window): not the new one's. */
     atomic_store(&sl->lending, 0);
     atomic_store(&sl->held, 0);
+    atomic_store(&sl->lend_seq, 0);
     for (int32_t k = 0; k < BAL_NODE_MAX_PROCS / 64; k++) atomic_store(&sl->borrowers[k], 0);
     return i;
   }

@@ -234,6 +234,37 @@ static void pool_borrows(void **state) {
   node_child_end(&a);
 }
 
+/* A process back from its own wait does not claim, at its first poll,
+ * CPUs lent before its lend (their lenders were waiting with it, and are
+ * likely returning too); its next poll does, if they are still lent. A
+ * lend newer than its own is claimed at once. */
+static void returning_lender_waits_one_poll(void **state) {
+  fixture *f = *state;
+  node_child a, b, c;
+  node_child_spawn(&a, f->name, 1, 1, "0-3");
+  node_child_spawn(&b, f->name, 2, 1, "4-7");
+  node_child_spawn(&c, f->name, 3, 1, "8-11");
+  assert_int_equal(node_child_cmd(&a, 'a', NULL), BAL_OK);
+  assert_int_equal(node_child_cmd(&b, 'a', NULL), BAL_OK);
+  assert_int_equal(node_child_cmd(&c, 'a', NULL), BAL_OK);
+  node_assert_polls(&a, "0-3");
+  assert_int_equal(node_child_cmd(&b, 'l', NULL), 4); /* B waits first */
+  assert_int_equal(node_child_cmd(&a, 'l', NULL), 4); /* then A */
+  assert_int_equal(node_child_cmd(&c, 'l', NULL), 4); /* then C */
+  assert_int_equal(node_child_cmd(&a, 'r', NULL), 4); /* A is back */
+  node_assert_polls(&a, "0-3,8-11"); /* C's lend is newer than A's: taken; B's is not */
+  cpu_is(f, 4, b.pid, -1, true);
+  node_assert_polls(&a, "0-11"); /* B still lends at A's next poll: taken */
+  assert_int_equal(node_child_cmd(&b, 'r', NULL), 4);
+  assert_int_equal(node_child_cmd(&c, 'r', NULL), 4);
+  node_assert_polls(&a, "0-3");
+  node_assert_polls(&b, "4-7");
+  assert_true(node_invariant(f->m));
+  node_child_end(&a);
+  node_child_end(&b);
+  node_child_end(&c);
+}
+
 static void null_handles(void **state) {
   (void)state;
   assert_int_equal(bal_node_lend(NULL), BAL_EINVAL);
@@ -453,6 +484,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(sigkill_borrower, setup, teardown),
       cmocka_unit_test_setup_teardown(manager_wins, setup, teardown),
       cmocka_unit_test_setup_teardown(pool_borrows, setup, teardown),
+      cmocka_unit_test_setup_teardown(returning_lender_waits_one_poll, setup, teardown),
       cmocka_unit_test(null_handles),
       cmocka_unit_test(lend_races),
   };
