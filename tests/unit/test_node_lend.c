@@ -86,17 +86,22 @@ static void lend_borrow_reclaim(void **state) {
   node_child_end(&b);
 }
 
+/* A (job 1) claims 0-3, B (job 2) 4-7, C (job 3) c_cpus; all attached. */
+static void three(fixture *f, node_child *a, node_child *b, node_child *c, const char *c_cpus) {
+  node_child_spawn(a, f->name, 1, 1, "0-3");
+  node_child_spawn(b, f->name, 2, 1, "4-7");
+  node_child_spawn(c, f->name, 3, 1, c_cpus);
+  assert_int_equal(node_child_cmd(a, 'a', NULL), BAL_OK);
+  assert_int_equal(node_child_cmd(b, 'a', NULL), BAL_OK);
+  assert_int_equal(node_child_cmd(c, 'a', NULL), BAL_OK);
+}
+
 /* A lender that borrowed passes the borrowed CPUs on; they stay its
  * owner's. */
 static void borrowed_are_passed_on(void **state) {
   fixture *f = *state;
   node_child a, b, c;
-  node_child_spawn(&a, f->name, 1, 1, "0-3");
-  node_child_spawn(&b, f->name, 2, 1, "4-7");
-  node_child_spawn(&c, f->name, 3, 1, "8-15");
-  assert_int_equal(node_child_cmd(&a, 'a', NULL), BAL_OK);
-  assert_int_equal(node_child_cmd(&b, 'a', NULL), BAL_OK);
-  assert_int_equal(node_child_cmd(&c, 'a', NULL), BAL_OK);
+  three(f, &a, &b, &c, "8-15");
   node_assert_polls(&c, "8-15");
   assert_int_equal(node_child_cmd(&a, 'l', NULL), 4);
   node_assert_polls(&b, "0-7"); /* the first to poll takes everything lent */
@@ -241,12 +246,7 @@ static void pool_borrows(void **state) {
 static void returning_lender_waits_one_poll(void **state) {
   fixture *f = *state;
   node_child a, b, c;
-  node_child_spawn(&a, f->name, 1, 1, "0-3");
-  node_child_spawn(&b, f->name, 2, 1, "4-7");
-  node_child_spawn(&c, f->name, 3, 1, "8-11");
-  assert_int_equal(node_child_cmd(&a, 'a', NULL), BAL_OK);
-  assert_int_equal(node_child_cmd(&b, 'a', NULL), BAL_OK);
-  assert_int_equal(node_child_cmd(&c, 'a', NULL), BAL_OK);
+  three(f, &a, &b, &c, "8-11");
   node_assert_polls(&a, "0-3");
   assert_int_equal(node_child_cmd(&b, 'l', NULL), 4); /* B waits first */
   assert_int_equal(node_child_cmd(&a, 'l', NULL), 4); /* then A */
