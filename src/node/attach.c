@@ -162,9 +162,13 @@ int bal_node_poll(bal_node_proc *p, bal_node_mask *mask, bool *changed) {
    * nothing; what it claimed is passed on while it lends (lend.c). */
   uint64_t g = atomic_load_explicit(&sl->gen, memory_order_acquire);
   lend = atomic_load_explicit(&s->lend_gen, memory_order_acquire);
-  if (!bal__node_lending(s, p->slot) &&
-      bal__node_borrow(s, p->slot, atomic_exchange_explicit(&p->skip_before, 0, memory_order_relaxed)) > 0)
-    lend--; /* CPUs left for this poll only: the next one comes back here */
+  if (!bal__node_lending(s, p->slot)) {
+    uint64_t skip = atomic_exchange_explicit(&p->skip_before, 0, memory_order_relaxed);
+    if (bal__node_borrow(s, p->slot, p->skipped_below, skip) > 0) {
+      p->skipped_below = skip; /* each lend is left once at most */
+      lend--;                  /* CPUs left for this poll only: the next one comes back here */
+    }
+  }
   bal_node_mask m;
   bal__node_use_mask(s, p->slot, &m);
   atomic_store_explicit(&sl->applied, g, memory_order_release);

@@ -69,7 +69,7 @@ void bal__node_unborrow(bal__node_shm *s, int32_t i) {
   if (freed) atomic_fetch_add(&s->lend_gen, 1); /* free to borrow again: pollers look */
 }
 
-int64_t bal__node_borrow(bal__node_shm *s, int32_t i, uint64_t skip_before) {
+int64_t bal__node_borrow(bal__node_shm *s, int32_t i, uint64_t skip_from, uint64_t skip_before) {
   uint64_t from[BAL_NODE_MAX_PROCS / 64] = {0}; /* lenders we still claim CPUs of */
   int64_t skipped = 0;
   for (int32_t c = 0; c < s->ncpus; c++) {
@@ -81,7 +81,8 @@ int64_t bal__node_borrow(bal__node_shm *s, int32_t i, uint64_t skip_before) {
       continue;
     }
     if (b != i && b >= 0 && !bal__node_lending(s, b)) continue; /* another borrower uses it */
-    if (b != i && skip_before && atomic_load(&s->slot[h].lend_seq) < skip_before) {
+    uint64_t seq = atomic_load(&s->slot[h].lend_seq);
+    if (b != i && seq >= skip_from && seq < skip_before) {
       skipped++; /* lent before our own wait began: its lender is likely back soon */
       continue;
     }
@@ -153,8 +154,10 @@ int bal_node_reclaim(bal_node_proc *p) {
    * waited while we waited are often waiting for us (a barrier, a
    * message we send), and come back within microseconds of our return.
    * Claiming their CPU then would put a worker of ours on it as its owner
-   * returns (docs/node.md, "The start-of-iteration race"); the poll after
-   * that claims it if it is still lent. */
+   * returns (docs/node.md, "Lending"); the poll after that claims it if it
+   * is still lent. Each lend is left once at most (skipped_below), so a
+   * process that returns from short calls between all its polls still
+   * borrows from a long wait. */
   atomic_store_explicit(&p->skip_before, atomic_load_explicit(&p->my_lend, memory_order_relaxed),
                         memory_order_relaxed);
   atomic_fetch_add(&sl->gen, 1); /* our own pools take the CPUs back */

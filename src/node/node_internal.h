@@ -179,6 +179,7 @@ struct bal_node_proc {
    * reclaim may run on another thread than the poll. */
   _Atomic uint64_t my_lend;
   _Atomic uint64_t skip_before;
+  uint64_t skipped_below; /* lends below this were left once already (poll only) */
   bool gone;          /* removed or cleaned: the mask is empty for good */
   bal_node_mask mask; /* the mask at gen `seen` */
 };
@@ -212,10 +213,10 @@ int bal__node_admit_mate(bal__node_shm *s, int32_t g, int64_t guest);
 void bal__node_unborrow(bal__node_shm *s, int32_t i);
 /* lend.c: slot i (attached, under the lock, not lending) claims every lent
  * CPU nobody uses and drops its stale claims (CPUs whose holder
- * reclaimed), except that it claims no CPU of a lend older than
- * `skip_before` (a lend_gen value; 0: none skipped). Returns how many CPUs
- * it left for that reason. */
-int64_t bal__node_borrow(bal__node_shm *s, int32_t i, uint64_t skip_before);
+ * reclaimed), except that it claims no CPU of a lend whose lend_seq is in
+ * [skip_from, skip_before) (lend_gen values; an empty range skips
+ * nothing). Returns how many CPUs it left for that reason. */
+int64_t bal__node_borrow(bal__node_shm *s, int32_t i, uint64_t skip_from, uint64_t skip_before);
 
 /* rule.c: give CPU c to slot i (-1: free) lent by job `lender` (-1: none),
  * bumping the gen of the slots that lose and gain it. */

@@ -242,7 +242,7 @@ static void pool_borrows(void **state) {
 /* A process back from its own wait does not claim, at its first poll,
  * CPUs lent before its lend (their lenders were waiting with it, and are
  * likely returning too); its next poll does, if they are still lent. A
- * lend newer than its own is claimed at once. */
+ * lend newer than its own is claimed at once, and no lend is left twice. */
 static void returning_lender_waits_one_poll(void **state) {
   fixture *f = *state;
   node_child a, b, c;
@@ -259,6 +259,17 @@ static void returning_lender_waits_one_poll(void **state) {
   assert_int_equal(node_child_cmd(&c, 'r', NULL), 4);
   node_assert_polls(&a, "0-3");
   node_assert_polls(&b, "4-7");
+  /* A lend is left once at most: C waits long while A returns from two
+   * short waits; A's poll after the second takes C's CPUs. */
+  assert_int_equal(node_child_cmd(&c, 'l', NULL), 4);
+  assert_int_equal(node_child_cmd(&a, 'l', NULL), 4);
+  assert_int_equal(node_child_cmd(&a, 'r', NULL), 4);
+  node_assert_polls(&a, "0-3");
+  assert_int_equal(node_child_cmd(&a, 'l', NULL), 4);
+  assert_int_equal(node_child_cmd(&a, 'r', NULL), 4);
+  node_assert_polls(&a, "0-3,8-11");
+  assert_int_equal(node_child_cmd(&c, 'r', NULL), 4);
+  node_assert_polls(&a, "0-3");
   assert_true(node_invariant(f->m));
   node_child_end(&a);
   node_child_end(&b);
