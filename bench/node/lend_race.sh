@@ -6,9 +6,11 @@
 # each, and the distribution of rank 0's iteration times per build: the
 # median, the mean, the 90th percentile and the share of iterations more
 # than 3% above the ideal (two thirds of the median without lending, which
-# is also run, from the first build, in every repetition). An iteration in
-# which rank 0 borrowed rank 1's CPU at its start, as rank 1 returned from
-# the barrier, is one of the slow ones.
+# is also run, from the first build, in every repetition); and how often
+# rank 0's second worker joined within 1 ms of the iteration's start, i.e.
+# rank 0 borrowed rank 1's CPU at entry as rank 1 returned from the
+# barrier (a count, less sensitive to the machine's load than the times).
+# The builds must have this test_lend (it prints worker1_start_ms).
 # Usage: bench/node/lend_race.sh ITERS REPS BUILD_DIR...   (e.g. 40 3 ../old/build build)
 set -euo pipefail
 iters=$1 reps=$2
@@ -30,6 +32,7 @@ run() {
     --bind-to hwthread "$b/tests/mpi/test_lend" run "$iters" >"$tmp/out" 2>&1 || { cat "$tmp/out"; exit 1; }
   "$b/tools/ballast-node" destroy --registry "$reg" >/dev/null
   grep '^times_ms ' "$tmp/out" | cut -d' ' -f2- >>"$tmp/$label"
+  grep '^worker1_start_ms ' "$tmp/out" | cut -d' ' -f2- >>"$tmp/$label.start"
 }
 for _ in $(seq "$reps"); do
   run "$1" off
@@ -46,6 +49,13 @@ for k, b in enumerate(builds, 1):
     t = sorted(float(x) for x in open(f"{tmp}/b{k}").read().split())
     p90 = t[int(0.9 * (len(t) - 1) + 0.5)]
     slow = sum(x > 1.03 * ideal for x in t) / len(t)
+    st = [float(x) for x in open(f"{tmp}/b{k}.start").read().split()]
+    joined = [x for x in st if x >= 0]
+    early = sum(0 <= x < 1.0 for x in st) / len(st)
+    entry = sum(0 <= x < 0.1 for x in st) / len(st)
     print(f"{b}: median {statistics.median(t):.2f} ms, mean {statistics.mean(t):.2f}, p90 {p90:.2f}, "
-          f"max {t[-1]:.2f}, {100 * slow:.0f}% of {len(t)} iterations > 1.03 x ideal")
+          f"max {t[-1]:.2f}, {100 * slow:.0f}% of {len(t)} iterations > 1.03 x ideal; rank 0's worker 1 "
+          f"joined in {len(joined)} iterations, within 1 ms of the start in {100 * early:.0f}% "
+          f"(within 0.1 ms, at the entry poll itself: {100 * entry:.0f}%), median join {statistics.median(joined) if joined else float('nan'):.2f} ms")
+    print("  joins within 2 ms (ms):", " ".join(f"{x:.2f}" for x in sorted(x for x in joined if x < 2)))
 PY
