@@ -452,8 +452,9 @@ static void lend_races(void **state) {
     bool killed[WORKERS] = {false};
     int kills = (int)bal__rng_below(&g, 4);
     kills = kills == 3 ? 2 : kills == 2 ? 1 : 0;
+    int victim = (int)bal__rng_below(&g, WORKERS);
     for (int v = 0; v < kills; v++) {
-      int victim = (int)bal__rng_below(&g, WORKERS);
+      if (v > 0) victim = (victim + 1 + (int)bal__rng_below(&g, WORKERS - 1)) % WORKERS; /* another */
       struct timespec ts = {0, (long)bal__rng_below(&g, 4000000)};
       nanosleep(&ts, NULL);
       kill(pid[victim], SIGKILL);
