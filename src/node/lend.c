@@ -82,8 +82,12 @@ int64_t bal__node_borrow(bal__node_shm *s, int32_t i, uint64_t skip_from, uint64
     }
     if (b != i && b >= 0 && !bal__node_lending(s, b)) continue; /* another borrower uses it */
     uint64_t seq = atomic_load(&s->slot[h].lend_seq);
-    if (b != i && seq >= skip_from && seq < skip_before) {
-      skipped++; /* lent before our own wait began: its lender is likely back soon */
+    if (seq >= skip_from && seq < skip_before) {
+      /* Lent before our own wait began: its lender is likely back soon.
+       * A claim we made before our wait goes too (it would give us the
+       * CPU back the moment we reclaimed). */
+      if (b == i) s->borrower[c] = -1;
+      skipped++;
       continue;
     }
     /* The bit first, then the lender's word again: a reclaim in between

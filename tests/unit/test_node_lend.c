@@ -270,6 +270,18 @@ static void returning_lender_waits_one_poll(void **state) {
   node_assert_polls(&a, "0-3,8-11");
   assert_int_equal(node_child_cmd(&c, 'r', NULL), 4);
   node_assert_polls(&a, "0-3");
+  /* The barrier case: A borrowed B's CPUs while B waited, then waited
+   * too; back first, A drops that claim at its first poll (B is likely
+   * returning) and takes the CPUs again at its next if B still lends. */
+  assert_int_equal(node_child_cmd(&b, 'l', NULL), 4);
+  node_assert_polls(&a, "0-7");
+  assert_int_equal(node_child_cmd(&a, 'l', NULL), 4);
+  assert_int_equal(node_child_cmd(&a, 'r', NULL), 4);
+  node_assert_polls(&a, "0-3");
+  cpu_is(f, 4, b.pid, -1, true);
+  node_assert_polls(&a, "0-7");
+  assert_int_equal(node_child_cmd(&b, 'r', NULL), 4);
+  node_assert_polls(&a, "0-3");
   assert_true(node_invariant(f->m));
   node_child_end(&a);
   node_child_end(&b);
