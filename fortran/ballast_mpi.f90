@@ -170,6 +170,54 @@ module ballast_mpi
     real(c_double) :: migrate_s = 0
   end type bal_rebalance_stats
 
+  !> A geometric balancer (opaque; null until bal_rebalance_geo_create).
+  type, public :: bal_rebalance_geo
+    type(c_ptr) :: ptr = c_null_ptr
+  end type bal_rebalance_geo
+
+  !> The partition settings inside bal_rebalance_geo_config: the layout of
+  !> C's bal_partition_config (ballast/partition.h). Named apart from
+  !> module ballast's binding of partition.h so that a program may use both
+  !> modules; set the method through bal_rebalance_geo_create's `method`.
+  type, bind(c), public :: bal_rebalance_geo_partition_config
+    type(c_ptr) :: method = c_null_ptr
+    integer(c_int) :: parts = 0
+    integer(c_int) :: grid(3) = 0
+    real(c_double) :: min_extent(3) = 0
+    real(c_double) :: max_move_fraction = 0
+    real(c_double) :: tolerance = 0
+    logical(c_bool) :: remap = .false.
+    logical(c_bool) :: incremental = .false.
+  end type bal_rebalance_geo_partition_config
+
+  !> struct bal_rebalance_geo_config (ballast/rebalance_geo.h). Fill with
+  !> bal_rebalance_geo_config_init, then set dim, lo, hi and fields.
+  type, bind(c), public :: bal_rebalance_geo_config
+    type(bal_rebalance_config) :: measure
+    type(bal_rebalance_geo_partition_config) :: partition
+    integer(c_int) :: dim = 0
+    real(c_double) :: lo(3) = 0
+    real(c_double) :: hi(3) = 0
+  end type bal_rebalance_geo_config
+
+  !> struct bal_rebalance_geo_callbacks: set each with c_funloc of a
+  !> bind(c) procedure of the matching interface (bal_rebalance_count_fn,
+  !> bal_rebalance_geo_coords_fn, bal_rebalance_weights_fn,
+  !> bal_rebalance_geo_pack_size_fn, _pack_fn, _unpack_fn, _remove_fn).
+  !> Item indices are 0-based, as in C. count, coords, pack, unpack and
+  !> remove are required; weights and pack_size optional.
+  type, bind(c), public :: bal_rebalance_geo_callbacks
+    type(c_funptr) :: count = c_null_funptr
+    type(c_funptr) :: coords = c_null_funptr
+    type(c_funptr) :: weights = c_null_funptr
+    type(c_funptr) :: pack_size = c_null_funptr
+    type(c_funptr) :: pack = c_null_funptr
+    type(c_funptr) :: unpack = c_null_funptr
+    type(c_funptr) :: remove = c_null_funptr
+    integer(c_size_t) :: item_bytes = 0 !< bytes per item when pack_size is null
+    type(c_ptr) :: arg = c_null_ptr     !< passed to every callback
+  end type bal_rebalance_geo_callbacks
+
   ! Callback interfaces. Callbacks that may run concurrently (steal tasks in
   ! THREAD progress mode) should be `recursive`, like `for` bodies.
   abstract interface
@@ -267,10 +315,55 @@ module ballast_mpi
       import :: c_ptr
       type(c_ptr), value :: arg
     end subroutine bal_rebalance_work_fn
+    !> Coordinates of the n items, interleaved (x1 y1 [z1] x2 ...).
+    function bal_rebalance_geo_coords_fn(n, xyz, arg) bind(c) result(rc)
+      import :: c_int64_t, c_double, c_ptr, c_int
+      integer(c_int64_t), value :: n
+      real(c_double), intent(out) :: xyz(*)
+      type(c_ptr), value :: arg
+      integer(c_int) :: rc
+    end function bal_rebalance_geo_coords_fn
+    !> Bytes pack needs for the count items with 0-based indices items.
+    function bal_rebalance_geo_pack_size_fn(count, items, bytes, arg) bind(c) result(rc)
+      import :: c_int64_t, c_size_t, c_ptr, c_int
+      integer(c_int64_t), value :: count
+      integer(c_int64_t), intent(in) :: items(*)
+      integer(c_size_t), intent(out) :: bytes
+      type(c_ptr), value :: arg
+      integer(c_int) :: rc
+    end function bal_rebalance_geo_pack_size_fn
+    !> Copy the items with 0-based indices items(1:count) into buf.
+    function bal_rebalance_geo_pack_fn(count, items, buf, bytes, arg) bind(c) result(rc)
+      import :: c_int64_t, c_size_t, c_ptr, c_int
+      integer(c_int64_t), value :: count
+      integer(c_int64_t), intent(in) :: items(*)
+      type(c_ptr), value :: buf
+      integer(c_size_t), value :: bytes
+      type(c_ptr), value :: arg
+      integer(c_int) :: rc
+    end function bal_rebalance_geo_pack_fn
+    !> Append the count items packed in buf after the last item.
+    function bal_rebalance_geo_unpack_fn(count, buf, bytes, arg) bind(c) result(rc)
+      import :: c_int64_t, c_size_t, c_ptr, c_int
+      integer(c_int64_t), value :: count
+      type(c_ptr), value :: buf
+      integer(c_size_t), value :: bytes
+      type(c_ptr), value :: arg
+      integer(c_int) :: rc
+    end function bal_rebalance_geo_unpack_fn
+    !> Drop the items with the ascending 0-based indices items(1:count).
+    subroutine bal_rebalance_geo_remove_fn(count, items, arg) bind(c)
+      import :: c_int64_t, c_ptr
+      integer(c_int64_t), value :: count
+      integer(c_int64_t), intent(in) :: items(*)
+      type(c_ptr), value :: arg
+    end subroutine bal_rebalance_geo_remove_fn
   end interface
   public :: bal_steal_fn, bal_steal_trace_fn, bal_steal_result_fn, bal_rebalance_count_fn, &
     bal_rebalance_pack_size_fn, bal_rebalance_pack_fn, bal_rebalance_unpack_fn, &
-    bal_rebalance_remove_fn, bal_rebalance_weights_fn, bal_rebalance_work_fn
+    bal_rebalance_remove_fn, bal_rebalance_weights_fn, bal_rebalance_work_fn, &
+    bal_rebalance_geo_coords_fn, bal_rebalance_geo_pack_size_fn, bal_rebalance_geo_pack_fn, &
+    bal_rebalance_geo_unpack_fn, bal_rebalance_geo_remove_fn
 
   interface
     function c_steal_config_init(cfg) bind(c, name='bal_steal_config_init') result(rc)
@@ -434,11 +527,77 @@ module ballast_mpi
       real(c_double) :: t_fixed, t_incr
       integer(c_int) :: rc
     end function c_rebalance_measure_shift
+    function c_rebalance_geo_config_init(cfg) bind(c, name='bal_rebalance_geo_config_init') &
+        result(rc)
+      import :: bal_rebalance_geo_config, c_int
+      type(bal_rebalance_geo_config) :: cfg
+      integer(c_int) :: rc
+    end function c_rebalance_geo_config_init
+    function c_rebalance_geo_create(comm, cfg, cb, out) bind(c, name='bal__f_rebalance_geo_create') &
+        result(rc)
+      import :: c_int, bal_rebalance_geo_config, bal_rebalance_geo_callbacks, c_ptr
+      integer(c_int), value :: comm
+      type(bal_rebalance_geo_config) :: cfg
+      type(bal_rebalance_geo_callbacks) :: cb
+      type(c_ptr) :: out
+      integer(c_int) :: rc
+    end function c_rebalance_geo_create
+    function c_rebalance_geo_mark(g) bind(c, name='bal_rebalance_geo_mark') result(rc)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: g
+      integer(c_int) :: rc
+    end function c_rebalance_geo_mark
+    function c_rebalance_geo_step(g, compute_s, moved) bind(c, name='bal_rebalance_geo_step') &
+        result(rc)
+      import :: c_ptr, c_double, c_int64_t, c_int
+      type(c_ptr), value :: g
+      real(c_double), value :: compute_s
+      integer(c_int64_t) :: moved
+      integer(c_int) :: rc
+    end function c_rebalance_geo_step
+    function c_rebalance_geo_partition(g, moved) bind(c, name='bal_rebalance_geo_partition') &
+        result(rc)
+      import :: c_ptr, c_int64_t, c_int
+      type(c_ptr), value :: g
+      integer(c_int64_t) :: moved
+      integer(c_int) :: rc
+    end function c_rebalance_geo_partition
+    function c_rebalance_geo_result(g) bind(c, name='bal_rebalance_geo_result') result(p)
+      import :: c_ptr
+      type(c_ptr), value :: g
+      type(c_ptr) :: p
+    end function c_rebalance_geo_result
+    function c_rebalance_geo_stats_get(g, out) bind(c, name='bal_rebalance_geo_stats_get') &
+        result(rc)
+      import :: c_ptr, bal_rebalance_stats, c_int
+      type(c_ptr), value :: g
+      type(bal_rebalance_stats) :: out
+      integer(c_int) :: rc
+    end function c_rebalance_geo_stats_get
+    subroutine c_rebalance_geo_destroy(g) bind(c, name='bal_rebalance_geo_destroy')
+      import :: c_ptr
+      type(c_ptr), value :: g
+    end subroutine c_rebalance_geo_destroy
+    function c_rebalance_geo_region(g, lo, hi) bind(c, name='bal__f_rebalance_geo_region') &
+        result(rc)
+      import :: c_ptr, c_double, c_int
+      type(c_ptr), value :: g
+      real(c_double) :: lo(3), hi(3)
+      integer(c_int) :: rc
+    end function c_rebalance_geo_region
+    function c_rebalance_geo_neighbors(g, list, cap) bind(c, name='bal__f_rebalance_geo_neighbors') &
+        result(n)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: g
+      integer(c_int) :: list(*)
+      integer(c_int), value :: cap
+      integer(c_int) :: n
+    end function c_rebalance_geo_neighbors
   end interface
 
   !> bal_is_null(h) of module ballast, extended to these handles.
   interface bal_is_null
-    module procedure bal_steal_is_null, bal_rebalance_is_null
+    module procedure bal_steal_is_null, bal_rebalance_is_null, bal_rebalance_geo_is_null
   end interface bal_is_null
   public :: bal_is_null
 
@@ -450,6 +609,10 @@ module ballast_mpi
     bal_rebalance_step, bal_rebalance_stats_get, bal_rebalance_destroy, &
     bal_rebalance_balancer_name, bal_rebalance_filter_name, bal_rebalance_grain, &
     bal_rebalance_grain_time, bal_rebalance_time_min, bal_rebalance_measure_shift
+  public :: bal_rebalance_geo_config_init, bal_rebalance_geo_create, bal_rebalance_geo_mark, &
+    bal_rebalance_geo_step, bal_rebalance_geo_partition, bal_rebalance_geo_has_result, &
+    bal_rebalance_geo_region, bal_rebalance_geo_neighbors, bal_rebalance_geo_stats_get, &
+    bal_rebalance_geo_destroy
 
 contains
 
@@ -462,6 +625,11 @@ contains
     type(bal_rebalance), intent(in) :: h
     bal_rebalance_is_null = .not. c_associated(h%ptr)
   end function bal_rebalance_is_null
+
+  pure logical function bal_rebalance_geo_is_null(h)
+    type(bal_rebalance_geo), intent(in) :: h
+    bal_rebalance_geo_is_null = .not. c_associated(h%ptr)
+  end function bal_rebalance_geo_is_null
 
   ! ---------------------------------------------------------------- steal
 
@@ -798,5 +966,125 @@ contains
     t_fixed = f
     t_incr = i
   end function bal_rebalance_measure_shift
+
+  ! ---------------------------------------------------------------- rebalance_geo
+
+  !> Fill cfg with the defaults of ballast/rebalance_geo.h (rebalance's
+  !> measurement defaults, method rcb, dim 2, the unit box). @return BAL_OK.
+  function bal_rebalance_geo_config_init(cfg) result(rc)
+    type(bal_rebalance_geo_config), intent(out) :: cfg
+    integer(c_int) :: rc
+    rc = c_rebalance_geo_config_init(cfg)
+  end function bal_rebalance_geo_config_init
+
+  !> Create a geometric balancer on comm (collective; the ranks check that
+  !> they passed the same configuration). method: a partition method name
+  !> (default: cfg's, rcb after bal_rebalance_geo_config_init).
+  !> @return as bal_rebalance_geo_create in ballast/rebalance_geo.h.
+  function bal_rebalance_geo_create(comm, cfg, cb, g, method) result(rc)
+    type(MPI_Comm), intent(in) :: comm
+    type(bal_rebalance_geo_config), intent(in) :: cfg
+    type(bal_rebalance_geo_callbacks), intent(in) :: cb
+    type(bal_rebalance_geo), intent(inout) :: g
+    character(len=*), intent(in), optional :: method
+    integer(c_int) :: rc
+    type(bal_rebalance_geo_config) :: c
+    type(bal_rebalance_geo_callbacks) :: callbacks
+    character(kind=c_char), allocatable, target :: name(:)
+    type(c_ptr) :: p
+    c = cfg
+    if (present(method)) then
+      name = bal_to_c_string(method)
+      c%partition%method = c_loc(name) ! read during the call only
+    end if
+    callbacks = cb
+    rc = c_rebalance_geo_create(comm%MPI_VAL, c, callbacks, p)
+    if (rc == BAL_OK) g%ptr = p
+  end function bal_rebalance_geo_create
+
+  !> Mark the start of this iteration's computation. @return BAL_OK;
+  !> BAL_EINVAL if g is null.
+  function bal_rebalance_geo_mark(g) result(rc)
+    type(bal_rebalance_geo), intent(in) :: g
+    integer(c_int) :: rc
+    rc = c_rebalance_geo_mark(g%ptr)
+  end function bal_rebalance_geo_mark
+
+  !> The load-balancing hook, once per iteration on every rank.
+  !> compute_s: seconds computed (default BAL_REBALANCE_MEASURE); moved
+  !> (optional): items this rank sent plus received.
+  !> @return as bal_rebalance_geo_step (collective errors).
+  function bal_rebalance_geo_step(g, compute_s, moved) result(rc)
+    type(bal_rebalance_geo), intent(in) :: g
+    real(c_double), intent(in), optional :: compute_s
+    integer(c_int64_t), intent(inout), optional :: moved
+    integer(c_int) :: rc
+    real(c_double) :: t
+    integer(c_int64_t) :: m
+    t = BAL_REBALANCE_MEASURE
+    if (present(compute_s)) t = compute_s
+    rc = c_rebalance_geo_step(g%ptr, t, m)
+    if (rc == BAL_OK .and. present(moved)) moved = m
+  end function bal_rebalance_geo_step
+
+  !> Partition now and move the items (collective).
+  !> @return as bal_rebalance_geo_partition.
+  function bal_rebalance_geo_partition(g, moved) result(rc)
+    type(bal_rebalance_geo), intent(in) :: g
+    integer(c_int64_t), intent(inout), optional :: moved
+    integer(c_int) :: rc
+    integer(c_int64_t) :: m
+    rc = c_rebalance_geo_partition(g%ptr, m)
+    if (rc == BAL_OK .and. present(moved)) moved = m
+  end function bal_rebalance_geo_partition
+
+  !> Whether a decomposition exists (after the first move).
+  logical function bal_rebalance_geo_has_result(g)
+    type(bal_rebalance_geo), intent(in) :: g
+    bal_rebalance_geo_has_result = c_associated(c_rebalance_geo_result(g%ptr))
+  end function bal_rebalance_geo_has_result
+
+  !> This rank's region: a box [lo, hi] for the box methods; for the curve
+  !> methods lo(1) and hi(1) hold the interval's first key and the first
+  !> key after it (as doubles: exact below 2^53). @return BAL_OK;
+  !> BAL_ENOTFOUND before the first move; BAL_EINVAL if g is null.
+  function bal_rebalance_geo_region(g, lo, hi) result(rc)
+    type(bal_rebalance_geo), intent(in) :: g
+    real(c_double), intent(inout) :: lo(3), hi(3)
+    integer(c_int) :: rc
+    real(c_double) :: l(3), h(3)
+    rc = c_rebalance_geo_region(g%ptr, l, h)
+    if (rc /= BAL_OK) return
+    lo = l
+    hi = h
+  end function bal_rebalance_geo_region
+
+  !> This rank's neighbours (ranks, ascending) into list; returns how many
+  !> there are (more than size(list): only size(list) written), or
+  !> BAL_ENOTFOUND before the first move, BAL_EINVAL if g is null.
+  function bal_rebalance_geo_neighbors(g, list) result(n)
+    type(bal_rebalance_geo), intent(in) :: g
+    integer(c_int), intent(inout) :: list(:)
+    integer(c_int) :: n
+    n = c_rebalance_geo_neighbors(g%ptr, list, int(size(list), c_int))
+  end function bal_rebalance_geo_neighbors
+
+  !> Statistics of this rank. @return BAL_OK; BAL_EINVAL if g is null.
+  function bal_rebalance_geo_stats_get(g, stats) result(rc)
+    type(bal_rebalance_geo), intent(in) :: g
+    type(bal_rebalance_stats), intent(inout) :: stats
+    integer(c_int) :: rc
+    type(bal_rebalance_stats) :: tmp
+    rc = c_rebalance_geo_stats_get(g%ptr, tmp)
+    if (rc == BAL_OK) stats = tmp
+  end function bal_rebalance_geo_stats_get
+
+  !> Free a geometric balancer (collective, before MPI_Finalize); g becomes
+  !> null.
+  subroutine bal_rebalance_geo_destroy(g)
+    type(bal_rebalance_geo), intent(inout) :: g
+    call c_rebalance_geo_destroy(g%ptr)
+    g%ptr = c_null_ptr
+  end subroutine bal_rebalance_geo_destroy
 
 end module ballast_mpi

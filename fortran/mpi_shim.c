@@ -7,6 +7,7 @@
 
 #include <ballast/error.h>
 #include <ballast/rebalance.h>
+#include <ballast/rebalance_geo.h>
 #include <ballast/steal.h>
 
 /* The Fortran interfaces declare the handle integer(c_int). */
@@ -17,6 +18,10 @@ int bal__f_rebalance_create(MPI_Fint comm, const bal_rebalance_config *cfg,
                             const bal_rebalance_callbacks *cb, bal_rebalance **out);
 int bal__f_rebalance_measure_shift(MPI_Fint comm, size_t elem_bytes, int64_t elems, int reps,
                                    double *t_fixed, double *t_incr);
+int bal__f_rebalance_geo_create(MPI_Fint comm, const bal_rebalance_geo_config *cfg,
+                                const bal_rebalance_geo_callbacks *cb, bal_rebalance_geo **out);
+int bal__f_rebalance_geo_region(const bal_rebalance_geo *g, double lo[3], double hi[3]);
+int bal__f_rebalance_geo_neighbors(const bal_rebalance_geo *g, int *list, int cap);
 
 /* MPI_Comm_f2c is only defined between MPI_Init and MPI_Finalize; outside
  * that window the C functions' own check (BAL_EINVAL) applies, so the
@@ -40,4 +45,34 @@ int bal__f_rebalance_create(MPI_Fint comm, const bal_rebalance_config *cfg,
 int bal__f_rebalance_measure_shift(MPI_Fint comm, size_t elem_bytes, int64_t elems, int reps,
                                    double *t_fixed, double *t_incr) {
   return bal_rebalance_measure_shift(to_c(comm), elem_bytes, elems, reps, t_fixed, t_incr);
+}
+
+int bal__f_rebalance_geo_create(MPI_Fint comm, const bal_rebalance_geo_config *cfg,
+                                const bal_rebalance_geo_callbacks *cb, bal_rebalance_geo **out) {
+  return bal_rebalance_geo_create(to_c(comm), cfg, cb, out);
+}
+
+/* This rank's region as two arrays (a box's corners; a curve interval's
+ * keys in lo[0], hi[0]) and its neighbours copied into the caller's
+ * array, for Fortran without a binding of partition.h's region. */
+int bal__f_rebalance_geo_region(const bal_rebalance_geo *g, double lo[3], double hi[3]) {
+  bal_partition_region r;
+  int rc = bal_rebalance_geo_region(g, &r);
+  if (rc != BAL_OK) return rc;
+  for (int d = 0; d < 3; d++) {
+    lo[d] = r.kind == BAL_PARTITION_REGION_BOX ? r.lo[d] : 0.0;
+    hi[d] = r.kind == BAL_PARTITION_REGION_BOX ? r.hi[d] : 0.0;
+  }
+  if (r.kind == BAL_PARTITION_REGION_CURVE) {
+    lo[0] = (double)r.key_lo;
+    hi[0] = (double)r.key_hi;
+  }
+  return BAL_OK;
+}
+
+int bal__f_rebalance_geo_neighbors(const bal_rebalance_geo *g, int *list, int cap) {
+  const int *l = NULL;
+  int n = bal_rebalance_geo_neighbors(g, &l);
+  for (int i = 0; i < n && i < cap; i++) list[i] = l[i];
+  return n;
 }

@@ -16,6 +16,8 @@
  * (the defaults: boundaries moved from the current ones, REMAP) against a
  * fresh partition (REMAP too, so the fresh one is not charged for its
  * labels).
+ * --tolerance sets Ballast's bal_partition_config.tolerance (0: the
+ * curves' best-balanced cuts, the baseline of their compact pieces).
  * All on one rank (MPI_COMM_SELF), one thread. */
 #include <math.h>
 #include <stdio.h>
@@ -44,6 +46,7 @@ typedef struct opts {
   const char *methods[MAX_LIST]; /* bal_partition_method_name()s */
   uint64_t seed;
   double tol;
+  double tolerance; /* bal_partition_config.tolerance of Ballast's calls */
   bool moved_only; /* only the items-moved table */
 } opts;
 
@@ -141,6 +144,7 @@ static bool run_ballast(const opts *o, const items *it, const char *method, int 
   bal_partition_config_init(&cfg);
   cfg.method = method;
   cfg.parts = parts;
+  cfg.tolerance = o->tolerance;
   double t[64];
   for (int64_t r = 0; r < o->reps; r++) {
     int64_t t0 = bal__now_ns();
@@ -226,6 +230,7 @@ static bool moved(const opts *o, items *it, int *part) {
         bal_partition_config_init(&cfg);
         cfg.method = method;
         cfg.parts = o->parts[pi];
+        cfg.tolerance = o->tolerance;
         bal_partition_result *prev = NULL;
         int rc = bal_partition_compute(&in, &cfg, NULL, old, &prev);
         in.weights = w2;
@@ -299,6 +304,7 @@ static int bench(const opts *o) {
 
 int main(int argc, char **argv) {
   opts o = {.nx = 1000, .ny = 1000, .points = 1000000, .reps = 5, .seed = 1, .tol = 1.05,
+            .tolerance = BAL_PARTITION_TOLERANCE_DEFAULT,
             .nparts = 4, .parts = {16, 64, 256, 1024}};
   const cli_flag flags[] = {
       CLI_INT("--nx", "N", &o.nx, 1, 1 << 15, "cells along x (default 1000)"),
@@ -310,6 +316,9 @@ int main(int argc, char **argv) {
       CLI_UINT("--seed", "S", &o.seed, "seed of the fields (default 1)"),
       CLI_BOOL("--moved-only", &o.moved_only, "only the table of items moved (no Zoltan)"),
       CLI_DOUBLE("--zoltan-tol", "T", &o.tol, 1.0, 10.0, "Zoltan's IMBALANCE_TOL (default 1.05)"),
+      CLI_DOUBLE("--tolerance", "T", &o.tolerance, 0.0, 1.0,
+                 "Ballast's tolerance (default BAL_PARTITION_TOLERANCE_DEFAULT; 0: the curves' "
+                 "best-balanced cuts, as before they moved to compact pieces)"),
       CLI_END};
   const cli_program prog = {.name = PROG, .usage = PROG " [OPTIONS]", .flags = flags};
   for (int m = 0; bal_partition_method_name(m) && m < MAX_LIST; m++)

@@ -11,7 +11,9 @@
  *    processes and CPU masks
  *  - ballast/steal.h : distributed work stealing over MPI
  *  - ballast/rebalance.h : iterative rebalancing of domain-decomposed MPI codes;
- *    ballast/rebalance_plan.h : its building blocks (no MPI needed)
+ *    ballast/rebalance_plan.h : its building blocks (no MPI needed);
+ *    ballast/rebalance_geo.h : its geometric balancer (2-D/3-D items,
+ *    partitioned by ballast/partition.h)
  *  - ballast/share.h : SD-Policy's sharing rule, shared by sched, node and SLURM
  *  - ballast/pop.h : the POP efficiency metrics of an MPI run, per code region
  *
@@ -54,6 +56,7 @@
 #endif
 #if BALLAST_HAVE_REBALANCE && !defined(BALLAST_NO_MPI)
 #include <ballast/rebalance.h>
+#include <ballast/rebalance_geo.h>
 #endif
 #if BALLAST_HAVE_POP && !defined(BALLAST_NO_MPI)
 #include <ballast/pop.h>

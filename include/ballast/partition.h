@@ -19,11 +19,22 @@
  * - "hilbert", "morton": the items are ordered along the curve (keys of
  *   BAL_PARTITION_CURVE_BITS bits per dimension over the domain box) and
  *   the ordered string is cut into P consecutive pieces of near-equal
- *   weight by bal_rebalance_cuts() (ballast/rebalance_plan.h). Region: a
- *   half-open interval of curve keys (items closer than one curve cell
- *   share a key and may still be split by a cut: the next piece's first
- *   key is then the key of the last item of the piece before). O(n) keys,
- *   a radix sort, O(n + P log n) cuts.
+ *   weight by bal_rebalance_cuts() (ballast/rebalance_plan.h). Then each
+ *   cut moves, by at most `tolerance` times the bottleneck (the heaviest
+ *   piece of those cuts) in weight, to where it closes a coarse aligned
+ *   block of keys, the cuts chosen together (a dynamic programme over a
+ *   few such positions per cut) for the least summed perimeter of the
+ *   pieces' blocks, each piece within (1 + tolerance) times the
+ *   bottleneck: pieces become unions of whole squares (cubes) instead of
+ *   staircases down to single cells, which took 3-13% off the halo of
+ *   "hilbert" and up to 10% off "morton"'s on 10^6 cells, at 1-8% more
+ *   time (docs/BENCHMARKS.md); tolerance 0 keeps the
+ *   best-balanced cuts. Region: a half-open interval of curve keys, its
+ *   ends the keys with the most trailing zero bits between the last item
+ *   of one piece and the first of the next (items closer than one curve
+ *   cell share a key and may still be split by a cut: the next piece's
+ *   first key is then that key). O(n) keys, a radix sort,
+ *   O(n + P log n) cuts, O(n + P dim bits) to move them.
  * - "rcb": weighted recursive coordinate bisection for any P: a box with p
  *   parts is cut across its longest dimension into floor(p/2) and
  *   ceil(p/2) parts, the weight split in the same proportion; the cut is
@@ -76,15 +87,17 @@ BAL_BEGIN_DECLS
 
 /** Default of bal_partition_config.tolerance: an incremental step may
  *  leave the weight of a part this fraction above the best it could reach,
- *  to keep its boundaries in place. 0.04 keeps the curve strings within
+ *  to keep its boundaries in place, and a curve partition, to close
+ *  coarse blocks (see the top). 0.04 keeps the curve strings within
  *  1.05 of the average on smooth fields while a hotspot moved by 1% of the
- *  domain moves 2-24% of what a fresh partition moves (measured on four
+ *  domain moves 4-24% of what a fresh partition moves (measured on four
  *  positions of a hotspot on a 400 x 250 grid, P = 16: docs/rebalance.md);
  *  0.02 moved up to 44%. It is relative to the best cut, not to the
  *  average: a step's max/avg is at most (1 + tolerance) times the best
  *  cut's, so within 1.05 only while that is within 1.0096 (measured at
  *  most 1.0037 on 10^6 cells up to P = 1024; not so with few items per
- *  part). */
+ *  part). The same bound holds for a fresh curve partition: measured at
+ *  most 1.0433 there (docs/BENCHMARKS.md). */
 #define BAL_PARTITION_TOLERANCE_DEFAULT 0.04
 
 /**
@@ -120,13 +133,16 @@ typedef struct bal_partition_config {
                                 methods. */
   double max_move_fraction; /**< largest fraction of the n items that may change owner
                                 relative to `from`, in [0, 1]; default 1 (no limit). */
-  double tolerance;        /**< incremental steps: how far (relative) the heaviest
-                                piece of a cut may exceed the best the cutter reaches,
-                                so that boundaries stay closer to the current ones
-                                (finite, >= 0; default BAL_PARTITION_TOLERANCE_DEFAULT).
-                                It applies to each cut: once for the curve string, per
-                                dimension for "tensor" and per level for "staggered",
-                                so box methods may compound it (up to (1 + tol)^dim). */
+  double tolerance;        /**< how far (relative) the heaviest piece of a cut may
+                                exceed the best the cutter reaches: in incremental
+                                steps, so that boundaries stay closer to the current
+                                ones, and in every curve partition, so that pieces
+                                close coarse blocks (see the top; 0: the best-balanced
+                                cuts) (finite, >= 0; default
+                                BAL_PARTITION_TOLERANCE_DEFAULT). It applies to each
+                                cut: once for the curve string, per dimension for
+                                "tensor" and per level for "staggered", so box
+                                methods may compound it (up to (1 + tol)^dim). */
   bool remap;              /**< relabel parts to keep weight in place (needs `from`);
                                 default true */
   bool incremental;        /**< move boundaries from the current decomposition (needs

@@ -12,9 +12,10 @@
  * from one end of the curve to the other, every cut between moves by
  * about a part under that count, and the relabelled fresh partition moved
  * up to three times fewer items than the chosen step. The candidates:
- * - fresh: the cuts of a partition without reference (proportional cuts
- *   among the best): with it among the candidates a step never moves more
- *   than a fresh partition would.
+ * - fresh: the cuts of a partition without reference (the caller's, as
+ *   the curve strings move them to coarse blocks: cut_align.c; else the
+ *   proportional cuts among the best): with it among the candidates a step
+ *   never moves more than a fresh partition would.
  * - clamped: each cut in turn takes its target clamped to what B' allows:
  *   no further than part k-1 can reach from its start, no earlier than the
  *   parts after it need to cover the rest of the chain (a greedy pass from
@@ -88,7 +89,7 @@ static void snapped(int p, const int64_t *ref, const int64_t *fresh, int64_t *t)
 }
 
 int bal__part_cut1d(int64_t n, const double *w, int p, const int64_t *ref, double tol, bool remap,
-                    int64_t *cuts) {
+                    const int64_t *fresh_in, int64_t *cuts) {
   double best;
   int rc = bal_rebalance_cuts(n, w, p, NULL, ref, cuts, &best);
   if (rc != BAL_OK || !ref || !(tol > 0.0) || p < 2) return rc;
@@ -119,7 +120,10 @@ int bal__part_cut1d(int64_t n, const double *w, int p, const int64_t *ref, doubl
     }                                                                                         \
   } while (0)
   /* the fresh partition's cuts: the step never moves more than it would */
-  if ((rc = bal_rebalance_cuts(n, w, p, NULL, NULL, fresh, NULL)) != BAL_OK) goto out;
+  if (fresh_in)
+    memcpy(fresh, fresh_in, row);
+  else if ((rc = bal_rebalance_cuts(n, w, p, NULL, NULL, fresh, NULL)) != BAL_OK)
+    goto out;
   CONSIDER(fresh);
   /* blended: t = 1 (the best cuts) always fits */
   double fit = 1.0, fail = 0.0;

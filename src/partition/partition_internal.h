@@ -13,6 +13,8 @@
  *                the choice of a process grid
  *   cut1d.c      cuts of a chain that move few items from reference cuts
  *                within a tolerance
+ *   cut_align.c  fresh curve cuts moved within the tolerance to close coarse
+ *                aligned blocks, the least summed perimeter (compact pieces)
  *   cut_dp.c     one of cut1d.c's candidates: a dynamic programme over a few
  *                positions per cut
  *   chain_moves.c items moved between two cuttings of a chain (with REMAP)
@@ -143,10 +145,23 @@ static inline int64_t bal__part_first(const double *a, int64_t lo, int64_t hi, d
 /* cut1d.c: cut a chain of n costs (NULL = unit) into p parts with the best
  * bottleneck (bal_rebalance_cuts()); with ref and tol > 0, cuts whose
  * bottleneck is within (1 + tol) of the best that move few items from ref
- * (the best of several candidates, never more than the fresh cuts), items
- * counted as chain_moves.c does (after REMAP's relabelling when remap). */
+ * (the best of several candidates, never more than the fresh cuts: fresh,
+ * or the best proportional cuts when NULL), items counted as
+ * chain_moves.c does (after REMAP's relabelling when remap). */
 int bal__part_cut1d(int64_t n, const double *w, int p, const int64_t *ref, double tol, bool remap,
-                    int64_t *cuts);
+                    const int64_t *fresh, int64_t *cuts);
+
+/* cut_align.c: the best cuts of a curve string (bottleneck best; keys:
+ * the n sorted keys of dim dimensions) moved, each within tol best in
+ * weight and every piece within (1 + tol) best, to positions that close
+ * coarse aligned blocks of keys, the pieces' summed perimeter least;
+ * unchanged when tol is 0. */
+int bal__part_cut_align(int64_t n, const double *w, const uint64_t *keys, int dim, int p,
+                        double best, double tol, int64_t *cuts);
+/* The key where a cut before item j of the sorted keys puts the boundary:
+ * of (keys[j-1], keys[j]], the value with the most trailing zero bits
+ * (keys[j] when they are equal; 0 for j = 0, end for j = n). */
+uint64_t bal__part_cut_key(const uint64_t *keys, int64_t n, int64_t j, uint64_t end);
 
 /* cut_dp.c: cuts of the chain with every piece within cap, chosen among a
  * few positions per cut (current cuts near k, the hints' cuts k, pieces

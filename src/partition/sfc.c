@@ -1,6 +1,8 @@
 /* A space-filling-curve string: the items sorted by curve key and cut into
  * consecutive pieces by the chains-on-chains cutter, so that each part is
- * contiguous on the curve and hence compact in space.
+ * contiguous on the curve and hence compact in space; then the cuts move,
+ * within the tolerance, to close coarse aligned blocks (cut_align.c), so
+ * that the pieces are unions of whole squares (cubes), not staircases.
  *
  * Keys: each coordinate is scaled to a cell of 2^BAL_PARTITION_CURVE_BITS
  * per dimension over the domain box; the key function of the method
@@ -20,6 +22,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <ballast/rebalance_plan.h>
 
 #include "partition_internal.h"
 
@@ -126,6 +130,7 @@ int bal__part_sfc_plan(const bal__part_ctx *c, bal__part_plan *pl, bal__part_key
   double *ws = in->weights ? malloc((size_t)n * sizeof *ws) : NULL;
   int64_t *ref = c->incremental ? malloc((size_t)(p + 1) * sizeof *ref) : NULL;
   int64_t *cuts = malloc((size_t)(p + 1) * sizeof *cuts);
+  int64_t *fresh = malloc((size_t)(p + 1) * sizeof *fresh);
   pl->label = malloc((size_t)p * sizeof *pl->label);
   pl->tgt = malloc((size_t)(p + 1) * sizeof *pl->tgt);
   pl->ref = c->incremental ? malloc((size_t)(p + 1) * sizeof *pl->ref) : NULL;
@@ -136,7 +141,7 @@ int bal__part_sfc_plan(const bal__part_ctx *c, bal__part_plan *pl, bal__part_key
   pl->priv = s;
   int rc = BAL_ENOMEM;
   if (!s || !s->keys || !s->order || !a || !tmp || (in->weights && !ws) ||
-      (c->incremental && (!ref || !pl->ref)) || !cuts || !pl->label || !pl->tgt)
+      (c->incremental && (!ref || !pl->ref)) || !cuts || !fresh || !pl->label || !pl->tgt)
     goto out;
   for (int64_t i = 0; i < n; i++) {
     uint32_t cell[3];
@@ -161,7 +166,16 @@ int bal__part_sfc_plan(const bal__part_ctx *c, bal__part_plan *pl, bal__part_key
   } else {
     for (int k = 0; k < p; k++) pl->label[k] = k;
   }
-  rc = bal__part_cut1d(n, ws, p, ref, c->cfg->tolerance, c->cfg->remap, cuts);
+  /* the fresh cuts at coarse blocks, then (incremental) the candidates
+   * near the current cuts, the fresh ones among them */
+  double best;
+  rc = bal_rebalance_cuts(n, ws, p, NULL, NULL, fresh, &best);
+  if (rc == BAL_OK)
+    rc = bal__part_cut_align(n, ws, s->keys, dim, p, best, c->cfg->tolerance, fresh);
+  if (rc == BAL_OK && ref)
+    rc = bal__part_cut1d(n, ws, p, ref, c->cfg->tolerance, c->cfg->remap, fresh, cuts);
+  else if (rc == BAL_OK)
+    memcpy(cuts, fresh, (size_t)(p + 1) * sizeof *cuts);
   if (rc != BAL_OK) goto out;
   for (int k = 0; k <= p; k++) {
     pl->tgt[k] = (double)cuts[k];
@@ -175,6 +189,7 @@ out:
   free(ws);
   free(ref);
   free(cuts);
+  free(fresh);
   return rc;
 }
 
@@ -196,8 +211,10 @@ int bal__part_sfc_place(const bal__part_ctx *c, const bal__part_plan *pl, double
       bal_partition_region *r = &regions[j];
       memset(r, 0, sizeof *r);
       r->kind = BAL_PARTITION_REGION_CURVE;
-      r->key_lo = j == 0 ? 0 : (prev_cut < n ? s->keys[prev_cut] : end);
-      r->key_hi = j + 1 == p ? end : (cut < n ? s->keys[cut] : end);
+      /* boundaries on the coarsest block between the items, so that a
+       * piece of whole blocks has a region of whole blocks */
+      r->key_lo = j == 0 ? 0 : bal__part_cut_key(s->keys, n, prev_cut, end);
+      r->key_hi = j + 1 == p ? end : bal__part_cut_key(s->keys, n, cut, end);
     }
     if (bound) bound[j] = (double)prev_cut;
     prev_cut = cut;

@@ -59,7 +59,7 @@ int bal__part_slab_planes(const bal__part_ctx *c, const int64_t *idx, int64_t m,
     }
     rc_[p] = g;
   }
-  rc = bal__part_cut1d(g, gw, p, rc_, c->cfg->tolerance, false, cuts);
+  rc = bal__part_cut1d(g, gw, p, rc_, c->cfg->tolerance, false, NULL, cuts);
   if (rc != BAL_OK) goto out;
   planes[0] = a;
   planes[p] = b;

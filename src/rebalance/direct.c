@@ -22,10 +22,11 @@ static void packages(bal_rebalance *rb, int *nout, int *nin) {
   for (int k = 0; k < rb->nplan; k++) {
     const bal_rebalance_transfer *x = &rb->plan[k];
     if (x->from == i) {
-      rb->out[no++] = (bal__rebalance_pkg){x->to, BAL_REBALANCE_HIGH, skip, x->count};
+      rb->out[no++] = (bal__rebalance_pkg){x->to, BAL_REBALANCE_HIGH, skip, x->count, NULL};
       skip += x->count;
     }
-    if (x->to == i) rb->in[ni++] = (bal__rebalance_pkg){x->from, BAL_REBALANCE_HIGH, 0, x->count};
+    if (x->to == i)
+      rb->in[ni++] = (bal__rebalance_pkg){x->from, BAL_REBALANCE_HIGH, 0, x->count, NULL};
   }
   *nout = no;
   *nin = ni;

@@ -18,12 +18,12 @@
 #include "core/log.h"
 #include "rebalance_internal.h"
 
-static void note_error(bal_rebalance *rb, int err) {
+void bal__rebalance_note_error(bal_rebalance *rb, int err) {
   if (!rb->pending_err) rb->pending_err = err;
 }
 
 /* Local costs into rb->wloc (n of them); sets loc_w and avg_w. */
-static int local_weights(bal_rebalance *rb, int64_t n) {
+int bal__rebalance_local_weights(bal_rebalance *rb, int64_t n) {
   if (n > rb->wloc_cap) {
     double *w = realloc(rb->wloc, (size_t)n * sizeof *w);
     if (!w) return BAL_ENOMEM;
@@ -43,11 +43,11 @@ static int local_weights(bal_rebalance *rb, int64_t n) {
 }
 
 /* Refresh the average cost of a local item (weighted mode). */
-static int refresh_weights(bal_rebalance *rb) {
+int bal__rebalance_refresh_weights(bal_rebalance *rb) {
   int64_t n = 0;
   if (rb->cb.count(&n, rb->cb.arg) != 0) return BAL_ECALLBACK;
   if (n < 0) return BAL_EINVAL;
-  return local_weights(rb, n);
+  return bal__rebalance_local_weights(rb, n);
 }
 
 int bal_rebalance_step(bal_rebalance *rb, double compute_s, int64_t items, int64_t *moved) {
@@ -58,26 +58,26 @@ int bal_rebalance_step(bal_rebalance *rb, double compute_s, int64_t items, int64
   if (compute_s == BAL_REBALANCE_MEASURE) {
     c = (double)(now - (rb->marked ? rb->t_mark : rb->t_prev)) * 1e-9;
   } else if (!bal__finite_nonneg(compute_s)) {
-    note_error(rb, BAL_EINVAL);
+    bal__rebalance_note_error(rb, BAL_EINVAL);
     c = -1.0;
   }
   double it = 0.0;
   if (items == BAL_REBALANCE_ALL) {
     int64_t cnt = 0;
     if (rb->cb.count(&cnt, rb->cb.arg) != 0)
-      note_error(rb, BAL_ECALLBACK);
+      bal__rebalance_note_error(rb, BAL_ECALLBACK);
     else if (cnt < 0)
-      note_error(rb, BAL_EINVAL);
+      bal__rebalance_note_error(rb, BAL_EINVAL);
     else
       it = (double)cnt;
   } else if (items < 0) {
-    note_error(rb, BAL_EINVAL);
+    bal__rebalance_note_error(rb, BAL_EINVAL);
   } else {
     it = (double)items;
   }
   if (rb->weighted && !rb->avg_known) {
-    int wrc = refresh_weights(rb);
-    if (wrc != BAL_OK) note_error(rb, wrc);
+    int wrc = bal__rebalance_refresh_weights(rb);
+    if (wrc != BAL_OK) bal__rebalance_note_error(rb, wrc);
   }
   if (c >= 0.0) {
     rb->win_compute_s += c;
@@ -116,16 +116,20 @@ int bal__rebalance_post(bal_rebalance *rb) {
   double *r = rb->rec;
   int64_t cnt = 0;
   if (rb->cb.count(&cnt, rb->cb.arg) != 0)
-    note_error(rb, BAL_ECALLBACK);
+    bal__rebalance_note_error(rb, BAL_ECALLBACK);
   else if (cnt < 0)
-    note_error(rb, BAL_EINVAL);
+    bal__rebalance_note_error(rb, BAL_EINVAL);
   else if ((double)cnt > 9007199254740992.0) /* 2^53: exact in the double record */
-    note_error(rb, BAL_ERANGE);
+    bal__rebalance_note_error(rb, BAL_ERANGE);
   double load = (double)cnt;
+  if (rb->bal->check && !rb->pending_err) {
+    int crc = rb->bal->check(rb, cnt);
+    if (crc != BAL_OK) bal__rebalance_note_error(rb, crc);
+  }
   if (rb->weighted && !rb->pending_err) {
-    int wrc = local_weights(rb, cnt);
+    int wrc = bal__rebalance_local_weights(rb, cnt);
     if (wrc != BAL_OK)
-      note_error(rb, wrc);
+      bal__rebalance_note_error(rb, wrc);
     else
       load = rb->loc_w;
   }
@@ -203,59 +207,6 @@ static void learn(bal_rebalance *rb) {
   if (any_interact) rb->interact_s = 0.5 * rb->interact_s + 0.5 * imax;
 }
 
-/* Items the busiest rank sends plus receives under the plan (for the cost). */
-static int64_t max_io(const bal_rebalance *rb) {
-  int64_t best = 0;
-  for (int i = 0; i < rb->size; i++) {
-    int64_t io = rb->bal->io(rb, i);
-    if (io > best) best = io;
-  }
-  return best;
-}
-
-static double horizon(const bal_rebalance *rb) {
-  if (rb->cfg.horizon_s > 0.0) return rb->cfg.horizon_s;
-  /* Loads that have been stable for a while are expected to stay so for
-   * about as long (and at least for the periods a move is spread over). */
-  return fmax(fmax(rb->since_move_s, rb->between_moves_s), rb->cfg.workscale * rb->period_s);
-}
-
-/* Every rank's item costs into rb->wall, in global string order. The local
- * count must still be the one exchanged; any local failure is agreed on
- * before the (collective) gather. */
-int bal__rebalance_gather_weights(bal_rebalance *rb, int64_t total) {
-  int err = 0, who = -1;
-  if (total > INT_MAX) err = BAL_ERANGE; /* MPI counts and displacements are int */
-  int64_t cnt = -1;
-  if (!err && rb->cb.count(&cnt, rb->cb.arg) != 0) err = BAL_ECALLBACK;
-  if (!err && cnt != rb->n[rb->rank]) err = BAL_EINVAL;
-  if (!err) err = local_weights(rb, cnt);
-  if (!err && total > rb->wall_cap) {
-    double *w = realloc(rb->wall, (size_t)total * sizeof *w);
-    if (!w)
-      err = BAL_ENOMEM;
-    else {
-      rb->wall = w;
-      rb->wall_cap = total;
-    }
-  }
-  int rc = bal__rebalance_agree(rb->comm, rb->rank, err, &who);
-  if (rc != 0) {
-    if (who >= 0) rb->st.error_rank = who;
-    return rc;
-  }
-  int d = 0;
-  for (int k = 0; k < rb->size; k++) {
-    rb->rcounts[k] = (int)rb->n[k];
-    rb->displs[k] = d;
-    d += rb->rcounts[k];
-  }
-  if (MPI_Allgatherv(rb->wloc, (int)cnt, MPI_DOUBLE, rb->wall, rb->rcounts, rb->displs, MPI_DOUBLE,
-                     rb->comm) != MPI_SUCCESS)
-    return BAL_EMPI;
-  return BAL_OK;
-}
-
 int bal__rebalance_resolve(bal_rebalance *rb, int64_t *moved) {
   rb->posted = false;
   if (rb->cfg.pipelined && MPI_Wait(&rb->req, MPI_STATUS_IGNORE) != MPI_SUCCESS) return BAL_EMPI;
@@ -314,7 +265,7 @@ int bal__rebalance_resolve(bal_rebalance *rb, int64_t *moved) {
   for (int k = 0; k < P; k++)
     if (!(rb->rate[k] > 0.0)) rb->rate[k] = rsum / known;
   rsum = 0.0;
-  double t_now = 0.0, t_new, lsum = 0.0, tsum = 0.0;
+  double t_now = 0.0, lsum = 0.0, tsum = 0.0;
   for (int k = 0; k < P; k++) {
     double load = rb->weighted ? rb->all[(size_t)k * BAL__REBALANCE_REC_N + BAL__REBALANCE_REC_LOAD]
                                 : (double)rb->n[k];
@@ -333,81 +284,8 @@ int bal__rebalance_resolve(bal_rebalance *rb, int64_t *moved) {
   if (rb->rank == 0 && bal__finite_nonneg(tsum))
     bal__log(BAL_LOG_INFO, "rebalance", "step %lld: load balance %.3f (avg/max of load/rate)",
              (long long)rb->st.steps, bal__load_balance_of(tsum, t_now, P));
-  /* 4. targets and the plan */
-  int rc;
-  if (rb->weighted && P > 1) {
-    /* No distribution beats the ideal time, so below this the threshold
-     * decides without the costs: gather them only when it may not. */
-    if (!(t_now > 0.0) || 1.0 - ideal / t_now <= rb->cfg.threshold) {
-      rb->st.reduction = t_now > 0.0 ? 1.0 - ideal / t_now : 0.0;
-      rb->st.last_verdict = BAL_REBALANCE_BALANCED;
-      rb->st.skipped_threshold++;
-      return BAL_OK;
-    }
-    if ((rc = bal__rebalance_gather_weights(rb, total)) != BAL_OK) return rc;
-    for (int k = 0; k <= P; k++) rb->cut_ref[k] = k == 0 ? 0 : rb->cut_ref[k - 1] + rb->n[k - 1];
-    rc = bal_rebalance_cuts(total, rb->wall, P, rb->rate, rb->cut_ref, rb->cut, NULL);
-    if (rc != BAL_OK) return rc; /* same inputs on every rank: same outcome */
-    for (int k = 0; k < P; k++) rb->t[k] = rb->cut[k + 1] - rb->cut[k];
-  } else if ((rc = bal_rebalance_targets(P, total, rb->rate, rb->t)) != BAL_OK) {
-    return rc;
-  }
-  if (P > 1) {
-    rb->bal->plan(rb);
-  } else {
-    rb->a[0] = rb->n[0];
-    rb->nplan = 0;
-  }
-  if (rb->weighted && P > 1) { /* cost of each achieved contiguous part */
-    int64_t at = 0;
-    t_new = 0.0;
-    for (int k = 0; k < P; k++) {
-      double c = 0.0;
-      for (int64_t j = at; j < at + rb->a[k]; j++) c += rb->wall[j];
-      at += rb->a[k];
-      t_new = fmax(t_new, c / rb->rate[k]);
-    }
-  } else if (P > 1) {
-    bal_rebalance_step_time(P, rb->a, rb->rate, &t_new);
-  } else {
-    t_new = t_now; /* one rank: nothing to improve (and t_now may be in cost units) */
-  }
-  /* 5. threshold and profitability */
-  double cost = 0.0;
-  if (rb->sec_per_byte > 0.0 && rb->bytes_per_item > 0.0)
-    cost = rb->interact_s + (double)max_io(rb) * rb->bytes_per_item * rb->sec_per_byte;
-  double hz = horizon(rb), red = 0.0;
-  bal_rebalance_verdict v;
-  bal_rebalance_decide(t_now, t_new, rb->cfg.threshold, cost, hz,
-                       rb->cfg.profitability ? rb->cfg.benefit_weight : 0.0, &v, &red);
-  rb->st.reduction = red;
-  rb->st.predicted_cost_s = cost;
-  rb->st.predicted_benefit_s = red * hz;
-  if (!rb->bal->moves && v == BAL_REBALANCE_MOVE) v = BAL_REBALANCE_DISABLED;
-  rb->st.last_verdict = v;
-  if (v == BAL_REBALANCE_BALANCED) rb->st.skipped_threshold++;
-  if (v == BAL_REBALANCE_UNPROFITABLE) rb->st.skipped_profit++;
-  if (v != BAL_REBALANCE_MOVE) return BAL_OK;
-  /* 6. move */
-  int nout, nin;
-  rb->bal->packages(rb, &nout, &nin);
-  int64_t t0 = bal__now_ns();
-  int64_t mv = 0;
-  rc = bal__rebalance_migrate(rb, rb->out, nout, rb->in, nin, rb->n[rb->rank], &mv);
-  if (rc != BAL_OK) return rc;
-  double dt = (double)(bal__now_ns() - t0) * 1e-9;
-  rb->st.migrate_s += dt;
-  rb->last_move_s = dt;
-  rb->last_move_items = (double)mv;
-  rb->st.rebalances++;
-  rb->st.items_moved += rb->bal->moved(rb);
-  if (rb->weighted) { /* the items changed: so did their average cost */
-    int wrc = refresh_weights(rb);
-    if (wrc != BAL_OK) note_error(rb, wrc);
-  }
-  rb->between_moves_s = rb->moves_seen ? 0.5 * rb->between_moves_s + 0.5 * rb->since_move_s
-                                       : rb->since_move_s;
-  rb->since_move_s = 0.0;
-  if (moved) *moved = mv;
-  return BAL_OK;
+  /* 4. the balancer plans, judges and moves */
+  bal__rebalance_now now = {t_now, ideal, total};
+  return rb->bal->act ? rb->bal->act(rb, &now, moved)
+                      : bal__rebalance_act_sequence(rb, &now, moved);
 }

@@ -9,7 +9,9 @@
  *   4. remove the items that were sent.
  * Steps 1 and 3 end in the same agreement on every rank, so every rank
  * returns the same code. Memory: the outgoing and incoming packages of this
- * migration, nothing more. */
+ * migration, nothing more. The protocol is the same for every balancer;
+ * a mover (bal__rebalance_mover) makes and takes apart the packages: at
+ * the ends of a sequence here, by item indices in geo_move.c. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,24 +34,49 @@ int bal__rebalance_agree(MPI_Comm comm, int rank, int err, int *who) {
   return -(int)(m % 64);
 }
 
-static int pkg_bytes(const bal_rebalance *rb, const bal__rebalance_pkg *p, size_t *bytes) {
+/* ---- the sequence balancers' mover: packages at the ends ---- */
+
+static int ends_bytes(bal_rebalance *rb, const bal__rebalance_pkg *p, size_t *bytes) {
   if (rb->cb.pack_size) {
     if (rb->cb.pack_size(p->end, p->skip, p->count, bytes, rb->cb.arg) != 0) return BAL_ECALLBACK;
   } else {
     if ((uint64_t)p->count > SIZE_MAX / rb->cb.item_bytes) return BAL_ERANGE;
     *bytes = (size_t)p->count * rb->cb.item_bytes;
   }
-  if (*bytes > (size_t)INT_MAX) return BAL_ERANGE; /* one MPI message per package */
   return BAL_OK;
 }
 
+static int ends_pack(bal_rebalance *rb, const bal__rebalance_pkg *p, void *buf, size_t bytes) {
+  return rb->cb.pack(p->end, p->skip, p->count, buf, bytes, rb->cb.arg) != 0 ? BAL_ECALLBACK
+                                                                              : BAL_OK;
+}
+
+static int ends_unpack(bal_rebalance *rb, const bal__rebalance_pkg *p, const void *buf,
+                       size_t bytes) {
+  return rb->cb.unpack(p->end, p->count, buf, bytes, rb->cb.arg) != 0 ? BAL_ECALLBACK : BAL_OK;
+}
+
 /* Take back the first k unpacked packages (in reverse order). */
-static void take_back(bal_rebalance *rb, const bal__rebalance_pkg *in, int k) {
+static void ends_take_back(bal_rebalance *rb, const bal__rebalance_pkg *in, int k) {
   for (int j = k - 1; j >= 0; j--) rb->cb.remove(in[j].end, in[j].count, rb->cb.arg);
 }
 
-int bal__rebalance_migrate(bal_rebalance *rb, const bal__rebalance_pkg *out, int nout,
-                           const bal__rebalance_pkg *in, int nin, int64_t expect, int64_t *moved) {
+/* One call per end: packages from one end are adjacent, skip counted from it. */
+static void ends_drop_sent(bal_rebalance *rb, const bal__rebalance_pkg *out, int nout) {
+  int64_t per_end[2] = {0, 0};
+  for (int j = 0; j < nout; j++) per_end[out[j].end] += out[j].count;
+  for (int e = 0; e < 2; e++)
+    if (per_end[e] > 0) rb->cb.remove((bal_rebalance_end)e, per_end[e], rb->cb.arg);
+}
+
+const bal__rebalance_mover bal__rebalance_mover_ends = {ends_bytes, ends_pack, ends_unpack,
+                                                        ends_take_back, ends_drop_sent};
+
+/* ---- the protocol ---- */
+
+int bal__rebalance_migrate(bal_rebalance *rb, const bal__rebalance_mover *mv,
+                           const bal__rebalance_pkg *out, int nout, const bal__rebalance_pkg *in,
+                           int nin, int64_t expect, int64_t *moved) {
   int err = 0, who = -1, rc;
   /* Bookkeeping arrays come from the balancer (allocated at creation), so
    * no rank can drop out of the size exchange below for lack of them. */
@@ -66,16 +93,17 @@ int bal__rebalance_migrate(bal_rebalance *rb, const bal__rebalance_pkg *out, int
   if (!err && cnt != expect) err = BAL_EINVAL;
   for (int j = 0; j < nout && !err; j++) {
     size_t b = 0;
-    if ((err = pkg_bytes(rb, &out[j], &b)) != BAL_OK) break;
+    if ((err = mv->bytes(rb, &out[j], &b)) != BAL_OK) break;
+    if (b > (size_t)INT_MAX) { /* one MPI message per package */
+      err = BAL_ERANGE;
+      break;
+    }
     obuf[j] = malloc(b ? b : 1);
     if (!obuf[j]) {
       err = BAL_ENOMEM;
       break;
     }
-    if (rb->cb.pack(out[j].end, out[j].skip, out[j].count, obuf[j], b, rb->cb.arg) != 0) {
-      err = BAL_ECALLBACK;
-      break;
-    }
+    if ((err = mv->pack(rb, &out[j], obuf[j], b)) != BAL_OK) break;
     osz[j] = b;
   }
   /* Sizes are exchanged even after a local failure (as 0) so that every
@@ -116,24 +144,18 @@ int bal__rebalance_migrate(bal_rebalance *rb, const bal__rebalance_pkg *out, int
   /* 3. unpack, all or nothing across ranks */
   int done_in = 0;
   for (; done_in < nin; done_in++)
-    if (rb->cb.unpack(in[done_in].end, in[done_in].count, ibuf[done_in], (size_t)isz[done_in],
-                      rb->cb.arg) != 0) {
-      err = BAL_ECALLBACK;
+    if ((err = mv->unpack(rb, &in[done_in], ibuf[done_in], (size_t)isz[done_in])) != BAL_OK)
       break;
-    }
   rc = bal__rebalance_agree(rb->comm, rb->rank, err, &who);
   if (rc != 0) {
-    take_back(rb, in, done_in);
+    mv->take_back(rb, in, done_in);
     goto done;
   }
 
-  /* 4. the sent items leave (one call per end: packages from one end are
-   * adjacent, skip counted from it) */
-  int64_t per_end[2] = {0, 0};
+  /* 4. the sent items leave */
   int64_t items = 0;
   double bytes = 0.0;
   for (int j = 0; j < nout; j++) {
-    per_end[out[j].end] += out[j].count;
     items += out[j].count;
     bytes += (double)osz[j];
     rb->st.bytes_sent += (size_t)osz[j];
@@ -144,8 +166,7 @@ int bal__rebalance_migrate(bal_rebalance *rb, const bal__rebalance_pkg *out, int
     bytes += (double)isz[j];
     rb->st.items_received += in[j].count;
   }
-  for (int e = 0; e < 2; e++)
-    if (per_end[e] > 0) rb->cb.remove((bal_rebalance_end)e, per_end[e], rb->cb.arg);
+  mv->drop_sent(rb, out, nout);
   rb->last_move_bytes = bytes;
   *moved = items;
 done:

@@ -101,7 +101,15 @@ int bal_rebalance_create(MPI_Comm comm, const bal_rebalance_config *cfg,
   else
     bal_rebalance_config_init(&c);
   const bal__rebalance_balancer *bal = bal__rebalance_balancer_find(c.balancer);
-  if (!bal || !config_valid(&c) || !callbacks_valid(cb, bal)) return BAL_EINVAL;
+  if (!bal || !callbacks_valid(cb, bal)) return BAL_EINVAL;
+  return bal__rebalance_create(comm, &c, cb, bal, out);
+}
+
+int bal__rebalance_create(MPI_Comm comm, const bal_rebalance_config *cfg,
+                          const bal_rebalance_callbacks *cb, const bal__rebalance_balancer *bal,
+                          bal_rebalance **out) {
+  bal_rebalance_config c = *cfg;
+  if (!config_valid(&c)) return BAL_EINVAL;
   int inited = 0, finalized = 0;
   MPI_Initialized(&inited);
   MPI_Finalized(&finalized);
@@ -171,6 +179,26 @@ fail:
   MPI_Comm_free(&rb->comm);
   release(rb);
   return rc;
+}
+
+int bal__rebalance_cancel(bal_rebalance *rb) {
+  /* the items are about to change: what was measured was other items */
+  rb->countdown = rb->interval;
+  rb->win_compute_s = rb->win_items = rb->win_wall_s = 0.0;
+  rb->win_steps = 0;
+  if (!rb->posted) return BAL_OK;
+  rb->posted = false;
+  if (MPI_Wait(&rb->req, MPI_STATUS_IGNORE) != MPI_SUCCESS) return BAL_EMPI;
+  /* The records are dropped, not their errors: the lowest rank's, as at
+   * an interaction (the records are the same on every rank). */
+  for (int k = 0; k < rb->size; k++) {
+    int e = (int)rb->all[(size_t)k * BAL__REBALANCE_REC_N + BAL__REBALANCE_REC_ERR];
+    if (e != 0) {
+      rb->st.error_rank = k;
+      return e;
+    }
+  }
+  return BAL_OK;
 }
 
 int bal_rebalance_mark(bal_rebalance *rb) {

@@ -22,13 +22,13 @@ static void plan(bal_rebalance *rb) {
 static void packages(bal_rebalance *rb, int *nout, int *nin) {
   int i = rb->rank, no = 0, ni = 0;
   if (i > 0 && rb->shift[i - 1] < 0)
-    rb->out[no++] = (bal__rebalance_pkg){i - 1, BAL_REBALANCE_LOW, 0, -rb->shift[i - 1]};
+    rb->out[no++] = (bal__rebalance_pkg){i - 1, BAL_REBALANCE_LOW, 0, -rb->shift[i - 1], NULL};
   if (i > 0 && rb->shift[i - 1] > 0)
-    rb->in[ni++] = (bal__rebalance_pkg){i - 1, BAL_REBALANCE_LOW, 0, rb->shift[i - 1]};
+    rb->in[ni++] = (bal__rebalance_pkg){i - 1, BAL_REBALANCE_LOW, 0, rb->shift[i - 1], NULL};
   if (i + 1 < rb->size && rb->shift[i] > 0)
-    rb->out[no++] = (bal__rebalance_pkg){i + 1, BAL_REBALANCE_HIGH, 0, rb->shift[i]};
+    rb->out[no++] = (bal__rebalance_pkg){i + 1, BAL_REBALANCE_HIGH, 0, rb->shift[i], NULL};
   if (i + 1 < rb->size && rb->shift[i] < 0)
-    rb->in[ni++] = (bal__rebalance_pkg){i + 1, BAL_REBALANCE_HIGH, 0, -rb->shift[i]};
+    rb->in[ni++] = (bal__rebalance_pkg){i + 1, BAL_REBALANCE_HIGH, 0, -rb->shift[i], NULL};
   *nout = no;
   *nin = ni;
 }

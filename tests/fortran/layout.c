@@ -7,8 +7,10 @@
 
 #include <ballast/for.h>
 #include <ballast/node.h>
+#include <ballast/partition.h>
 #ifdef BAL_TEST_LAYOUT_MPI
 #include <ballast/rebalance.h>
+#include <ballast/rebalance_geo.h>
 #include <ballast/steal.h>
 #endif
 
@@ -18,8 +20,11 @@ int bal_test_layout(int which, int64_t *out, int cap);
 #define OFF(T, f) (n < cap ? (void)(out[n++] = (int64_t)offsetof(T, f)) : (void)n++)
 
 /* which: 0 bal_for_stats, 9 bal_loop_info, 6 bal_node_mask, 7 bal_node_registry_config,
- * 8 bal_node_attach_config; with MPI 1 bal_steal_config, 2 bal_steal_stats,
- * 3 bal_rebalance_config, 4 bal_rebalance_callbacks, 5 bal_rebalance_stats.
+ * 8 bal_node_attach_config, 10 bal_partition_config, 11 bal_partition_input,
+ * 12 bal_partition_region, 13 bal_partition_transfer, 14 bal_partition_quality;
+ * with MPI 1 bal_steal_config, 2 bal_steal_stats, 3 bal_rebalance_config,
+ * 4 bal_rebalance_callbacks, 5 bal_rebalance_stats, 15 bal_rebalance_geo_config
+ * (with its partition config), 16 bal_rebalance_geo_callbacks.
  * Writes the size then every field's offset in declaration order; returns
  * how many values that is (more than cap: only cap written), -1 for an
  * unknown which. */
@@ -61,6 +66,52 @@ int bal_test_layout(int which, int64_t *out, int cap) {
     OFF(bal_node_attach_config, job);
     OFF(bal_node_attach_config, ranks);
     OFF(bal_node_attach_config, cpus);
+    return n;
+  case 10:
+    SIZE(bal_partition_config);
+    OFF(bal_partition_config, method);
+    OFF(bal_partition_config, parts);
+    OFF(bal_partition_config, grid);
+    OFF(bal_partition_config, min_extent);
+    OFF(bal_partition_config, max_move_fraction);
+    OFF(bal_partition_config, tolerance);
+    OFF(bal_partition_config, remap);
+    OFF(bal_partition_config, incremental);
+    return n;
+  case 11:
+    SIZE(bal_partition_input);
+    OFF(bal_partition_input, dim);
+    OFF(bal_partition_input, lo);
+    OFF(bal_partition_input, hi);
+    OFF(bal_partition_input, n);
+    OFF(bal_partition_input, coords);
+    OFF(bal_partition_input, weights);
+    OFF(bal_partition_input, from);
+    return n;
+  case 12:
+    SIZE(bal_partition_region);
+    OFF(bal_partition_region, kind);
+    OFF(bal_partition_region, lo);
+    OFF(bal_partition_region, hi);
+    OFF(bal_partition_region, key_lo);
+    OFF(bal_partition_region, key_hi);
+    return n;
+  case 13:
+    SIZE(bal_partition_transfer);
+    OFF(bal_partition_transfer, from);
+    OFF(bal_partition_transfer, to);
+    OFF(bal_partition_transfer, count);
+    OFF(bal_partition_transfer, items);
+    return n;
+  case 14:
+    SIZE(bal_partition_quality);
+    OFF(bal_partition_quality, imbalance);
+    OFF(bal_partition_quality, max_weight);
+    OFF(bal_partition_quality, avg_weight);
+    OFF(bal_partition_quality, halo_faces);
+    OFF(bal_partition_quality, neighbors_max);
+    OFF(bal_partition_quality, neighbors_avg);
+    OFF(bal_partition_quality, empty_parts);
     return n;
 #ifdef BAL_TEST_LAYOUT_MPI
   case 1:
@@ -159,6 +210,34 @@ int bal_test_layout(int which, int64_t *out, int cap) {
     OFF(bal_rebalance_stats, interact_s);
     OFF(bal_rebalance_stats, move_s);
     OFF(bal_rebalance_stats, migrate_s);
+    return n;
+  case 15:
+    SIZE(bal_rebalance_geo_config);
+    OFF(bal_rebalance_geo_config, measure);
+    OFF(bal_rebalance_geo_config, partition);
+    OFF(bal_rebalance_geo_config, partition.method);
+    OFF(bal_rebalance_geo_config, partition.parts);
+    OFF(bal_rebalance_geo_config, partition.grid);
+    OFF(bal_rebalance_geo_config, partition.min_extent);
+    OFF(bal_rebalance_geo_config, partition.max_move_fraction);
+    OFF(bal_rebalance_geo_config, partition.tolerance);
+    OFF(bal_rebalance_geo_config, partition.remap);
+    OFF(bal_rebalance_geo_config, partition.incremental);
+    OFF(bal_rebalance_geo_config, dim);
+    OFF(bal_rebalance_geo_config, lo);
+    OFF(bal_rebalance_geo_config, hi);
+    return n;
+  case 16:
+    SIZE(bal_rebalance_geo_callbacks);
+    OFF(bal_rebalance_geo_callbacks, count);
+    OFF(bal_rebalance_geo_callbacks, coords);
+    OFF(bal_rebalance_geo_callbacks, weights);
+    OFF(bal_rebalance_geo_callbacks, pack_size);
+    OFF(bal_rebalance_geo_callbacks, pack);
+    OFF(bal_rebalance_geo_callbacks, unpack);
+    OFF(bal_rebalance_geo_callbacks, remove);
+    OFF(bal_rebalance_geo_callbacks, item_bytes);
+    OFF(bal_rebalance_geo_callbacks, arg);
     return n;
 #endif
   default:

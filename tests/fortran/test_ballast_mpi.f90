@@ -506,6 +506,8 @@ contains
     type(bal_rebalance_config), target :: rc
     type(bal_rebalance_callbacks), target :: cb
     type(bal_rebalance_stats), target :: rs
+    type(bal_rebalance_geo_config), target :: gc
+    type(bal_rebalance_geo_callbacks), target :: gb
     integer(c_int64_t) :: b
 
     b = addr(c_loc(sc))
@@ -563,6 +565,21 @@ contains
       addr(c_loc(rs%predicted_cost_s)) - b, addr(c_loc(rs%predicted_benefit_s)) - b, &
       addr(c_loc(rs%period_s)) - b, addr(c_loc(rs%interact_s)) - b, &
       addr(c_loc(rs%move_s)) - b, addr(c_loc(rs%migrate_s)) - b], 25)
+
+    b = addr(c_loc(gc))
+    call check_layout(15_c_int, 'bal_rebalance_geo_config', [int(c_sizeof(gc), c_int64_t), &
+      addr(c_loc(gc%measure)) - b, addr(c_loc(gc%partition)) - b, &
+      addr(c_loc(gc%partition%method)) - b, addr(c_loc(gc%partition%parts)) - b, &
+      addr(c_loc(gc%partition%grid)) - b, addr(c_loc(gc%partition%min_extent)) - b, &
+      addr(c_loc(gc%partition%max_move_fraction)) - b, addr(c_loc(gc%partition%tolerance)) - b, &
+      addr(c_loc(gc%partition%remap)) - b, addr(c_loc(gc%partition%incremental)) - b, &
+      addr(c_loc(gc%dim)) - b, addr(c_loc(gc%lo)) - b, addr(c_loc(gc%hi)) - b], 14)
+
+    b = addr(c_loc(gb))
+    call check_layout(16_c_int, 'bal_rebalance_geo_callbacks', [int(c_sizeof(gb), c_int64_t), &
+      addr(c_loc(gb%count)) - b, addr(c_loc(gb%coords)) - b, addr(c_loc(gb%weights)) - b, &
+      addr(c_loc(gb%pack_size)) - b, addr(c_loc(gb%pack)) - b, addr(c_loc(gb%unpack)) - b, &
+      addr(c_loc(gb%remove)) - b, addr(c_loc(gb%item_bytes)) - b, addr(c_loc(gb%arg)) - b], 10)
   end subroutine test_layouts
 
 end program test_ballast_mpi

@@ -21,6 +21,7 @@ export LD_LIBRARY_PATH="$tmp/prefix/lib:$tmp/prefix/lib64:${LD_LIBRARY_PATH:-}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 moddir=$(pkg-config --variable=moddir ballast-fortran)
 test -f "$moddir/ballast.mod"
+test -f "$moddir/ballast_partition.mod"
 ex=$src/examples/fortran
 mpi=0
 if pkg-config --exists ballast-fortran-mpi && command -v mpif90 >/dev/null && command -v mpiexec >/dev/null; then
