@@ -96,16 +96,19 @@
  *
  * ## Lending
  * A process waiting in a blocking call (a rank in MPI) can lend the CPUs
- * it uses, LeWI-style: bal_node_lend() marks them lent (they stay its
+ * it holds, LeWI-style: bal_node_lend() marks them lent (they stay its
  * own), other attached processes borrow them at their next
  * bal_node_poll(), bal_node_reclaim() takes them back at once and
- * borrowers move off within one poll. A process's mask, as bal_node_poll()
- * reports it, is the CPUs it uses: each CPU has one user at most, and a
- * lent CPU always has its owner (its holder above) to return to. Lend and
- * reclaim take no lock and look for no dead process; a dead borrower's
- * CPUs are lent again, a dead lender's handed on by the rule, by the
- * cleaning of the locked calls. BALLAST_LEND=1 makes the PMPI layer lend
- * at every blocking MPI call (docs/node.md, "Lending").
+ * borrowers move off at their next poll. A process's mask, as
+ * bal_node_poll() reports it, is the CPUs it uses: in the registry each
+ * CPU has one user at any instant, and a lent CPU always has its owner
+ * (its holder above) to return to; between a reclaim and the borrower's
+ * next poll the borrower's last mask still lists the CPU (docs/node.md,
+ * "Lending", states the rule). Lend and reclaim cost the same whatever
+ * the process's CPU count, take no lock and look for no dead process; a
+ * dead borrower's CPUs are lent again, a dead lender's handed on by the
+ * rule, by the cleaning of the locked calls. BALLAST_LEND=1 makes the PMPI
+ * layer lend at every blocking MPI call (docs/node.md, "Lending").
  * ## Pools and OpenMP
  * A `for` pool can follow the mask: bal_pool_create_with() with a node
  * attach configuration, or any pool with BALLAST_NODE=1 (ballast/for.h,
@@ -328,23 +331,25 @@ BAL_API int bal_node_proc_cpus(const bal_node_proc *p, int64_t *ncpus, bool *is_
 BAL_API int bal_node_bind_thread(const bal_node_proc *p, const bal_node_mask *mask, int64_t k);
 
 /**
- * Lend the CPUs this process uses while it waits (LeWI-style: a rank
- * entering a blocking MPI call; docs/node.md, "Lending"): each CPU it owns
- * becomes lent (it stays its owner), each CPU it borrowed is passed on to
- * be borrowed again. Other attached processes borrow lent CPUs at their
- * next bal_node_poll() (this one borrows nothing until it reclaims). All
- * of them, the calling thread's CPU included: a thread waiting in MPI
- * still runs, on the CPUs its affinity names, but shares them with the
- * borrower (see docs/node.md for why nothing is kept).
- * Cost: one guarded load, then an atomic load per CPU of the node and a
- * compare-and-swap per CPU lent; no lock, no system call, no search for
- * dead processes (measured in docs/BENCHMARKS.md, "node", with
- * `build/bench/node/bench_node_lend 500 N`). The SIGBUS
- * guard covers its first load only: a registry truncated during the call
- * may still raise SIGBUS in it.
- * @return the number of CPUs lent (>= 0); BAL_EINVAL (NULL p);
- *         BAL_ENOTFOUND (a manager removed this process, or it was cleaned:
- *         nothing lent); BAL_EFORMAT (the registry was truncated).
+ * Lend the CPUs this process holds while it waits (LeWI-style: a rank
+ * entering a blocking MPI call; docs/node.md, "Lending"): each becomes
+ * lent (it stays this process's own), and CPUs it borrowed are passed on
+ * to be borrowed again. Other attached processes borrow lent CPUs at their
+ * next bal_node_poll() (this one borrows nothing until it reclaims; its
+ * own next poll reports an empty mask). All of them, the calling thread's
+ * CPU included: a thread waiting in MPI still runs, on the CPUs its
+ * affinity names, but shares them with the borrower (see docs/node.md for
+ * why nothing is kept).
+ * Cost: the same whatever the CPU count: one guarded load, an exchange of
+ * this process's lending word and an atomic add to the registry's count of
+ * lends; no lock, no system call, no search for dead processes (measured
+ * in docs/BENCHMARKS.md, "node", with `build/bench/node/bench_node_lend
+ * 500 N`). The SIGBUS guard covers its first load only: a registry
+ * truncated during the call may still raise SIGBUS in it.
+ * @return the number of CPUs this process holds, now lent (>= 0; 0 if it
+ *         was lending already); BAL_EINVAL (NULL p); BAL_ENOTFOUND (a
+ *         manager removed this process, or it was cleaned: nothing lent);
+ *         BAL_EFORMAT (the registry was truncated).
  * Thread-safety: safe against bal_node_poll() on the same handle from
  * another thread and against every other participant; lend and reclaim on
  * one handle are to be called by one thread at a time, in pairs. A manager
@@ -355,13 +360,17 @@ BAL_API int bal_node_lend(bal_node_proc *p);
 
 /**
  * Take back every CPU bal_node_lend() lent: each is this process's to use
- * again at once in the registry; a borrower sees its mask shrink at its
- * next bal_node_poll() (one poll interval) and moves off it then. This
- * process's own next poll reports its CPUs again. Reclaiming without a
- * lend first does nothing (returns 0).
- * Cost: as bal_node_lend(), plus an atomic add per borrower.
- * @return the number of CPUs reclaimed (>= 0); BAL_EINVAL (NULL p);
- *         BAL_ENOTFOUND (removed or cleaned); BAL_EFORMAT (truncated).
+ * again at once in the registry (a manager that moved one meanwhile wins:
+ * it is no longer this process's). A borrower sees its mask shrink at its
+ * next bal_node_poll() (one poll interval) and moves off it then; until
+ * then its last mask still lists the CPU. This process's own next poll
+ * reports its CPUs again. Reclaiming without a lend first does nothing
+ * (returns 0).
+ * Cost: as bal_node_lend(), plus an atomic add per process that borrowed
+ * from this one since its last poll (not per CPU).
+ * @return the number of CPUs this process holds, reclaimed (>= 0; 0 if it
+ *         was not lending); BAL_EINVAL (NULL p); BAL_ENOTFOUND (removed or
+ *         cleaned); BAL_EFORMAT (truncated).
  * Thread-safety: as bal_node_lend().
  */
 BAL_API int bal_node_reclaim(bal_node_proc *p);

@@ -156,14 +156,19 @@ int bal_node_poll(bal_node_proc *p, bal_node_mask *mask, bool *changed) {
     if (changed) *changed = true;
     return BAL_ENOTFOUND;
   }
-  /* Borrow what is lent first, then read the gen: borrowing bumps it, and
-   * the mask below includes what it took. A lender borrows nothing, and
-   * passes on what it borrowed in a race with its own lend (another
-   * thread of this process lent while this one polled). */
-  lend = atomic_load_explicit(&s->lend_gen, memory_order_acquire);
-  if (atomic_load(&sl->lending)) bal__node_unborrow(s, p->slot);
-  else bal__node_borrow(s, p->slot);
+  /* The gen and lend count first, then borrow and read the mask: a
+   * reclaim that bumps our gen after this load is seen at the next poll,
+   * even if the mask below still read the CPUs as lent. A lender borrows
+   * nothing; what it claimed is passed on while it lends (lend.c). */
   uint64_t g = atomic_load_explicit(&sl->gen, memory_order_acquire);
+  lend = atomic_load_explicit(&s->lend_gen, memory_order_acquire);
+  if (!bal__node_lending(s, p->slot)) {
+    uint64_t skip = atomic_exchange_explicit(&p->skip_before, 0, memory_order_relaxed);
+    if (bal__node_borrow(s, p->slot, p->skipped_below, skip) > 0) {
+      p->skipped_below = skip; /* each lend is left once at most */
+      lend--;                  /* CPUs left for this poll only: the next one comes back here */
+    }
+  }
   bal_node_mask m;
   bal__node_use_mask(s, p->slot, &m);
   atomic_store_explicit(&sl->applied, g, memory_order_release);

@@ -76,15 +76,16 @@ int bal_node_manager_cpus(bal_node_manager *m, bal_node_cpu_info *out, int64_t c
   int rc = begin(m);
   if (rc != BAL_OK) return rc;
   const bal__node_shm *s = m->map.shm;
+  bool lends[BAL_NODE_MAX_PROCS];
+  bal__node_lends(s, lends);
   for (int32_t c = 0; c < s->ncpus && c < cap; c++) {
     int32_t h = s->holder[c];
     out[c].pid = h >= 0 ? s->slot[h].pid : -1;
     out[c].job = h >= 0 ? s->slot[h].job : -1;
     out[c].owner = s->lender[c];
-    uint32_t w = atomic_load(&s->use[c]);
-    int32_t u = BAL__USE_USER(w);
+    int32_t u = bal__node_user(s, lends, c);
     out[c].user = u >= 0 ? s->slot[u].pid : -1;
-    out[c].lent = BAL__USE_LENT(w);
+    out[c].lent = h >= 0 && lends[h];
   }
   int n = (int)s->ncpus;
   bal__node_unlock(m->map.shm);

@@ -11,7 +11,8 @@
  *  attach.c    the process side: attach, poll, detach
  *  guard.c     the poll's SIGBUS guard: its one load survives a truncated segment
  *  manager.c   the manager side: open, list, set, admit, remove
- *  lend.c      lending (LeWI-style): lend, reclaim, borrow; lock-free
+ *  lend.c      lending (LeWI-style): lend and reclaim, O(1) and lock-free;
+ *              borrowing, in the borrower's locked poll
  *
  * The life of one process: a manager admits pid P next to job A
  * (rule.c takes CPUs of A, P's slot is ADMITTED) or P attaches by itself
@@ -27,12 +28,16 @@
  *    the holder's that still has a live slot (the job it returns to);
  *  - a slot's gen only grows (also across reuse of the slot), so a process
  *    never takes another incarnation's gen for its own;
- *  - use[c] (lend.c) names CPU c's owner, which is always holder[c], and
- *    its one user: the owner, nobody (lent, free to borrow) or one active
- *    attached borrower. A process's mask is the CPUs it uses, so a CPU is
- *    in at most one mask, and a lent CPU always has its owner to return to.
- *    Lenders change use[] without the lock, by compare-and-swap that keeps
- *    the owner; everything else changes it under the lock. */
+ *  - lending (lend.c) is per process: slot[i].lending says that process i
+ *    lends every CPU it holds. borrower[c] is the attached process that
+ *    claimed CPU c while its holder lent it, or -1. The process using CPU c
+ *    is a function of the three (bal__node_user): the holder, unless it
+ *    lends; then the borrower, unless that one lends too; else nobody. So
+ *    a CPU has one user at any instant, whatever order lenders and
+ *    borrowers act in, and a lent CPU always has its holder to return to.
+ *    Lenders write only their own lending word and read their borrowers
+ *    set, without the lock (O(1) whatever their CPU count); borrower[],
+ *    held and the borrowers sets change under the lock. */
 #ifndef BALLAST_NODE_INTERNAL_H
 #define BALLAST_NODE_INTERNAL_H
 
@@ -60,7 +65,7 @@
 #endif
 
 #define BAL__NODE_MAGIC 0x3145444f4e4c4142ull /* "BALNODE1" in little-endian bytes */
-#define BAL__NODE_VERSION 2u /* 2: use[], lend_gen, lending */
+#define BAL__NODE_VERSION 3u /* 2: use[], lend_gen, lending; 3: borrower[], held, borrowers */
 
 enum { SLOT_FREE = 0, SLOT_ADMITTED = 1, SLOT_ATTACHED = 2 };
 
@@ -68,7 +73,12 @@ typedef struct bal__node_slot {
   _Atomic uint64_t gen;     /* bumped whenever this slot's CPUs change or it is released */
   _Atomic uint64_t applied; /* the gen its process last polled */
   _Atomic uint32_t lending; /* 1 between bal_node_lend and bal_node_reclaim */
-  uint32_t pad;
+  _Atomic int32_t held;     /* CPUs it holds (holder[c] == it); written under the lock */
+  _Atomic uint64_t lend_seq; /* lend_gen just after its last lend: how old its lend is */
+  /* Slots that claimed a CPU of this one (bit j: slot j), so that its
+   * reclaim can tell them without scanning CPUs. Bits are set under the
+   * lock before the claim; a stale bit costs its slot one locked poll. */
+  _Atomic uint64_t borrowers[BAL_NODE_MAX_PROCS / 64];
   int32_t state;            /* SLOT_* */
   int32_t pid;
   uint64_t start;           /* process start time, clock ticks since boot */
@@ -86,8 +96,8 @@ typedef struct bal__node_shm {
   pthread_mutex_t lock; /* robust, process-shared */
   int32_t holder[BAL_NODE_MAX_CPUS];
   int64_t lender[BAL_NODE_MAX_CPUS];
-  _Atomic uint64_t lend_gen; /* bumped whenever a CPU is lent: borrowers look */
-  _Atomic uint32_t use[BAL_NODE_MAX_CPUS]; /* BAL__USE(owner, user, lent), lend.c */
+  _Atomic uint64_t lend_gen; /* bumped whenever CPUs become free to borrow: borrowers look */
+  int32_t borrower[BAL_NODE_MAX_CPUS]; /* slot that claimed the lent CPU, or -1; under the lock */
   bal__node_slot slot[BAL_NODE_MAX_PROCS];
 } bal__node_shm;
 
@@ -144,6 +154,14 @@ void bal__node_unlock(bal__node_shm *s);
  * with repair, fix what is invalid instead (after a crash). */
 int bal__node_validate(bal__node_shm *s, bool repair);
 
+/* lend.c: slot i lends (its lending word). */
+bool bal__node_lending(const bal__node_shm *s, int32_t i);
+/* lend.c: every slot's lending word, each read once: lenders change them
+ * without the lock, so a scan that derives users from them reads them
+ * once first, for a view in which each process lends all or nothing. */
+void bal__node_lends(const bal__node_shm *s, bool lends[BAL_NODE_MAX_PROCS]);
+/* lend.c: the slot using CPU c (under the lock), or -1, by `lends`. */
+int32_t bal__node_user(const bal__node_shm *s, const bool *lends, int32_t c);
 /* lend.c: the CPUs slot i uses (its mask as bal_node_poll reports it). */
 void bal__node_use_mask(const bal__node_shm *s, int32_t i, bal_node_mask *m);
 
@@ -155,6 +173,13 @@ struct bal_node_proc {
   uint64_t start;
   uint64_t seen;      /* the slot gen p->mask was read at (0: never) */
   uint64_t lend_seen; /* the registry's lend_gen at that read */
+  /* lend.c: lend_gen just after this process's last lend, and what its
+   * reclaim leaves for the next poll (0: nothing): lends older than this
+   * are not claimed at that poll (bal__node_borrow). Atomic: lend and
+   * reclaim may run on another thread than the poll. */
+  _Atomic uint64_t my_lend;
+  _Atomic uint64_t skip_before;
+  uint64_t skipped_below; /* lends below this were left once already (poll only) */
   bool gone;          /* removed or cleaned: the mask is empty for good */
   bal_node_mask mask; /* the mask at gen `seen` */
 };
@@ -182,20 +207,16 @@ int bal__node_admit_sibling(bal__node_shm *s, int32_t g);
  * process of guest), BAL_EBUSY (nothing to take, or a guest process or
  * the mate would be left without a CPU). */
 int bal__node_admit_mate(bal__node_shm *s, int32_t g, int64_t guest);
-/* lend.c: the use word of a CPU owned by slot `owner` (-1: free) and used
- * by slot `user` (-1: nobody), lent or not. Slots are stored plus one so
- * that the free CPU is the word 0. */
-#define BAL__USE(owner, user, lent) \
-  ((uint32_t)((owner) + 1) | (uint32_t)((user) + 1) << 12 | (uint32_t)((lent) ? 1u : 0u) << 31)
-#define BAL__USE_OWNER(w) ((int32_t)((w) & 0xfffu) - 1)
-#define BAL__USE_USER(w) ((int32_t)(((w) >> 12) & 0xfffu) - 1)
-#define BAL__USE_LENT(w) (((w) >> 31) != 0)
-/* lend.c: slot i stops using every CPU it borrowed (under the lock; it is
- * leaving, or lending): they are lent again, free to borrow. */
+/* lend.c: slot i (leaving, under the lock) gives back every CPU it
+ * claimed: they are lent again, free to borrow; its bit leaves every
+ * borrowers set. */
 void bal__node_unborrow(bal__node_shm *s, int32_t i);
-/* lend.c: slot i (attached, not lending, under the lock) borrows every
- * lent CPU nobody uses. Returns how many it took. */
-int64_t bal__node_borrow(bal__node_shm *s, int32_t i);
+/* lend.c: slot i (attached, under the lock, not lending) claims every lent
+ * CPU nobody uses and drops its stale claims (CPUs whose holder
+ * reclaimed), except that it claims no CPU of a lend whose lend_seq is in
+ * [skip_from, skip_before) (lend_gen values; an empty range skips
+ * nothing). Returns how many CPUs it left for that reason. */
+int64_t bal__node_borrow(bal__node_shm *s, int32_t i, uint64_t skip_from, uint64_t skip_before);
 
 /* rule.c: give CPU c to slot i (-1: free) lent by job `lender` (-1: none),
  * bumping the gen of the slots that lose and gain it. */

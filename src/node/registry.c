@@ -91,6 +91,7 @@ int bal_node_registry_create(const bal_node_registry_config *cfg) {
     for (int32_t c = 0; c < BAL_NODE_MAX_CPUS; c++) {
       s->holder[c] = -1;
       s->lender[c] = -1;
+      s->borrower[c] = -1;
     }
     rc = init_lock(&s->lock);
     if (rc == BAL_OK) __atomic_store_n(&s->magic, BAL__NODE_MAGIC, __ATOMIC_RELEASE);

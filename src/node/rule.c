@@ -7,8 +7,6 @@
 
 #include "node_internal.h"
 
-static_assert(BAL_NODE_MAX_PROCS < 0xfff, "a slot plus one fits the 12 bits of a use word");
-
 static bool active(const bal__node_shm *s, int32_t i) { return s->slot[i].state != SLOT_FREE; }
 
 void bal__node_slot_mask(const bal__node_shm *s, int32_t i, bal_node_mask *m, bal_node_mask *borrowed) {
@@ -30,7 +28,14 @@ int32_t bal__node_find_pid(const bal__node_shm *s, pid_t pid) {
 int32_t bal__node_new_slot(bal__node_shm *s) {
   for (int32_t i = 0; i < BAL_NODE_MAX_PROCS; i++) {
     if (active(s, i)) continue;
-    atomic_fetch_add(&s->slot[i].gen, 1);
+    bal__node_slot *sl = &s->slot[i];
+    atomic_fetch_add(&sl->gen, 1);
+    /* A lender removed in the middle of its lend may have set its word
+     * after the release (node.h states that window): not the new one's. */
+    atomic_store(&sl->lending, 0);
+    atomic_store(&sl->held, 0);
+    atomic_store(&sl->lend_seq, 0);
+    for (int32_t k = 0; k < BAL_NODE_MAX_PROCS / 64; k++) atomic_store(&sl->borrowers[k], 0);
     return i;
   }
   return -1;
@@ -38,16 +43,21 @@ int32_t bal__node_new_slot(bal__node_shm *s) {
 
 void bal__node_move(bal__node_shm *s, int32_t c, int32_t i, int64_t lender) {
   int32_t old = s->holder[c];
-  if (old >= 0) atomic_fetch_add(&s->slot[old].gen, 1);
+  if (old >= 0) {
+    atomic_fetch_add(&s->slot[old].gen, 1);
+    atomic_fetch_sub(&s->slot[old].held, 1);
+  }
   s->lender[c] = lender;
   s->holder[c] = i;
-  /* The new holder uses it at once, lent or not before: an exchange, as a
-   * lender may be changing the word without the lock (its compare-and-swap
-   * then fails on the new owner). A borrower loses it too. */
-  uint32_t was = atomic_exchange(&s->use[c], BAL__USE(i, i, false));
-  int32_t user = BAL__USE_USER(was);
-  if (user >= 0 && user != old && user != i) atomic_fetch_add(&s->slot[user].gen, 1);
-  if (i >= 0) atomic_fetch_add(&s->slot[i].gen, 1);
+  /* The new holder uses it at once (or lends it at once, if it lends):
+   * whoever had claimed it loses it at its next poll. */
+  int32_t b = s->borrower[c];
+  s->borrower[c] = -1;
+  if (b >= 0 && b != old && b != i) atomic_fetch_add(&s->slot[b].gen, 1);
+  if (i >= 0) {
+    atomic_fetch_add(&s->slot[i].gen, 1);
+    atomic_fetch_add(&s->slot[i].held, 1);
+  }
 }
 
 /* Lowest active slot of job `job` other than `except`, or -1. */

@@ -203,19 +203,15 @@ int bal__node_validate(bal__node_shm *s, bool repair) {
       if (!repair) return BAL_EFORMAT;
       s->holder[c] = h = -1;
     }
-    /* The use word: owned by the holder, used by the holder, nobody (only
-     * when lent) or an attached borrower. A crash inside a lock-free lend
-     * leaves a valid word (each is one compare-and-swap). */
-    uint32_t w = atomic_load(&s->use[c]);
-    int32_t u = BAL__USE_USER(w);
-    bool u_ok = (w & 0x7f000000u) == 0 && BAL__USE_OWNER(w) == h;
-    if (u_ok && h < 0) u_ok = w == 0;
-    else if (u_ok && u == h) u_ok = !BAL__USE_LENT(w);
-    else if (u_ok) u_ok = BAL__USE_LENT(w) && (u == -1 || (u < BAL_NODE_MAX_PROCS &&
-                                                          s->slot[u].state == SLOT_ATTACHED));
-    if (!u_ok) {
+    /* A claim on a lent CPU: an attached process other than its holder.
+     * Lenders never write it (lend.c), so no lock-free step leaves it
+     * half-done. */
+    int32_t b = s->borrower[c];
+    bool b_ok = b == -1 || (h >= 0 && b >= 0 && b < BAL_NODE_MAX_PROCS && b != h &&
+                            s->slot[b].state == SLOT_ATTACHED);
+    if (!b_ok) {
       if (!repair) return BAL_EFORMAT;
-      atomic_store(&s->use[c], BAL__USE(h, h, false));
+      s->borrower[c] = -1;
     }
     int64_t l = s->lender[c];
     bool l_ok = l == -1 || (h >= 0 && l >= 0 && l != s->slot[h].job && job_live(s, l));
@@ -223,6 +219,21 @@ int bal__node_validate(bal__node_shm *s, bool repair) {
       if (!repair) return BAL_EFORMAT;
       s->lender[c] = -1;
     }
+  }
+  /* Each slot's held count is its CPUs (lenders read it without the
+   * lock); a lending word is 0 or 1 (a free slot's is not looked at: a
+   * lender removed during its lend may write it, node.h). */
+  int32_t held[BAL_NODE_MAX_PROCS] = {0};
+  for (int32_t c = 0; c < s->ncpus; c++)
+    if (s->holder[c] >= 0) held[s->holder[c]]++;
+  for (int32_t i = 0; i < BAL_NODE_MAX_PROCS; i++) {
+    bal__node_slot *sl = &s->slot[i];
+    bool ok = atomic_load(&sl->held) == held[i] &&
+              (sl->state == SLOT_FREE || atomic_load(&sl->lending) <= 1);
+    if (ok) continue;
+    if (!repair) return BAL_EFORMAT;
+    atomic_store(&sl->held, held[i]);
+    if (atomic_load(&sl->lending) > 1) atomic_store(&sl->lending, 0);
   }
   return BAL_OK;
 }

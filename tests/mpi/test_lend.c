@@ -19,6 +19,11 @@
  *                              ranks; X: indices rank 0's second worker
  *                              ran, which it can only do on a borrowed
  *                              CPU; K: iterations in which it ran any)
+ *                              and "worker1_start_ms S1 ... Sn" (when rank
+ *                              0's second worker first ran an index in
+ *                              each iteration, from its start; -1: never;
+ *                              near 0 when rank 0 borrowed at entry, as
+ *                              rank 1 returned from the barrier)
  *   test_lend monitor NAME     a separate process checking registry NAME's
  *                              invariant in a loop until SIGTERM; prints
  *                              "checks N violations V lent_seen L
@@ -51,6 +56,8 @@ typedef struct work {
   _Atomic int *runs; /* times each index ran */
   _Atomic uint64_t sink;
   _Atomic int64_t helped; /* indices run by worker 1 */
+  double start_s;                 /* this iteration's start (rank 0) */
+  _Atomic int64_t helper_start_ns; /* when worker 1 first ran an index in it, after start_s; 0: not yet */
 } work;
 
 static void body(int64_t lo, int64_t hi, void *arg) {
@@ -64,7 +71,11 @@ static void body(int64_t lo, int64_t hi, void *arg) {
     }
     atomic_fetch_add_explicit(&w->sink, x, memory_order_relaxed);
     atomic_fetch_add_explicit(&w->runs[i], 1, memory_order_relaxed);
-    if (bal_worker_id() > 0) atomic_fetch_add_explicit(&w->helped, 1, memory_order_relaxed);
+    if (bal_worker_id() > 0) {
+      atomic_fetch_add_explicit(&w->helped, 1, memory_order_relaxed);
+      int64_t none = 0, at = (int64_t)(1e9 * (now_s() - w->start_s)) + 1;
+      atomic_compare_exchange_strong(&w->helper_start_ns, &none, at);
+    }
   }
 }
 
@@ -119,13 +130,18 @@ static int run(int iters) {
   int64_t n = (rank == 0 ? 3 : 1) * UNIT;
   work w = {.runs = calloc((size_t)n, sizeof(_Atomic int))};
   double *t = calloc((size_t)iters, sizeof *t);
+  double *helper_ms = calloc((size_t)iters, sizeof *helper_ms);
   int bad = 0, helped_iters = 0;
   MPI_Barrier(MPI_COMM_WORLD);
   for (int it = 0; it < iters; it++) {
     double t0 = now_s();
+    w.start_s = t0;
+    atomic_store(&w.helper_start_ns, 0);
     int64_t h0 = atomic_load(&w.helped);
     if (bal_for(pool, 0, n, 1, body, &w) != BAL_OK) bad++;
     helped_iters += atomic_load(&w.helped) > h0;
+    int64_t hs = atomic_load(&w.helper_start_ns);
+    helper_ms[it] = hs > 0 ? 1e-6 * (double)(hs - 1) : -1;
     MPI_Barrier(MPI_COMM_WORLD);
     t[it] = now_s() - t0;
   }
@@ -139,8 +155,12 @@ static int run(int iters) {
     for (int it = 0; it < iters; it++) printf(" %.3f", 1e3 * t[it]);
     printf("\nerrors %d rank0_worker1_indices %lld rank0_worker1_iterations %d\n", all_bad,
            (long long)atomic_load(&w.helped), helped_iters);
+    printf("worker1_start_ms");
+    for (int it = 0; it < iters; it++) printf(" %.3f", helper_ms[it]);
+    printf("\n");
   }
   free(t);
+  free(helper_ms);
   free(w.runs);
   return all_bad ? 1 : 0;
 }

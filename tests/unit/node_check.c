@@ -220,6 +220,16 @@ bool node_invariant(bal_node_manager *m) {
     if (cpu[c].pid < 0 && (cpu[c].user != -1 || cpu[c].lent)) return false;
     if (cpu[c].pid >= 0 && !cpu[c].lent && cpu[c].user != cpu[c].pid) return false;
     if (cpu[c].lent && cpu[c].user == cpu[c].pid) return false;
+    /* A process lends all it holds or nothing, and one that lends uses no
+     * CPU: a lent CPU's user holds CPUs of its own (every registered
+     * process does) and lends none of them. */
+    for (int d = 0; d < ncpus; d++) {
+      if (cpu[d].pid == cpu[c].pid && cpu[c].pid >= 0 && cpu[d].lent != cpu[c].lent) return false;
+      if (cpu[c].lent && cpu[c].user >= 0 && cpu[d].pid == cpu[c].user && cpu[d].lent) return false;
+    }
+    bool user_holds = cpu[c].user < 0;
+    for (int d = 0; d < ncpus && !user_holds; d++) user_holds = cpu[d].pid == cpu[c].user;
+    if (!user_holds) return false;
   }
   return true;
 }

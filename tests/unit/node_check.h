@@ -68,7 +68,9 @@ int node_stress_scale(void);
 /* The registry's invariants, as a manager sees them: masks pairwise
  * disjoint, consistent with the per-CPU view, every registered process
  * holding at least one CPU, every lender a job that is present and not the
- * holder's. Returns true when they hold. */
+ * holder's; lending: each CPU's user is its holder unless lent, a lent
+ * CPU's user (if any) another registered process that lends nothing, and
+ * a process lends all it holds or nothing. Returns true when they hold. */
 bool node_invariant(bal_node_manager *m);
 
 #endif

@@ -58,11 +58,20 @@ static void holder_past_node(bal__node_shm *s) { s->holder[20] = 0; }
 static void bad_state(bal__node_shm *s) { s->slot[5].state = 7; }
 static void bad_lender(bal__node_shm *s) { s->lender[1] = 424242; }
 static void negative_ranks(bal__node_shm *s) { s->slot[0].ranks = -3; }
+/* lending: slot 0 (the child) holds 0-7, slot 5 is free */
+static void borrower_not_attached(bal__node_shm *s) { s->borrower[2] = 5; }
+static void borrower_is_holder(bal__node_shm *s) { s->borrower[1] = 0; }
+static void borrower_of_free_cpu(bal__node_shm *s) { s->borrower[12] = 0; }
+static void borrower_past_node(bal__node_shm *s) { s->borrower[20] = 0; }
+static void wrong_held(bal__node_shm *s) { atomic_store(&s->slot[0].held, 3); }
+static void bad_lending(bal__node_shm *s) { atomic_store(&s->slot[0].lending, 7); }
 
 static void corrupted_segments_are_format_errors(void **state) {
   (void)state;
   const spoil_fn spoil[] = {bad_magic, bad_version, bad_size_field, bad_ncpus, bad_holder,
-                            holder_past_node, bad_state, bad_lender, negative_ranks};
+                            holder_past_node, bad_state, bad_lender, negative_ranks,
+                            borrower_not_attached, borrower_is_holder, borrower_of_free_cpu,
+                            borrower_past_node, wrong_held, bad_lending};
   for (size_t k = 0; k < sizeof spoil / sizeof *spoil; k++) {
     char name[64];
     assert_int_equal(node_test_registry(name, 16), BAL_OK);
