@@ -180,6 +180,10 @@ static int bisect(rcb_run *run, rec *r, int64_t m, double *lo, double *hi, int p
   double target = (unit ? (double)m : total) * ((double)p1 / (double)p);
   int64_t k = select_split(run, r, m, d, target, unit);
   double plane;
+  /* a side left empty by the weight takes the plane to the limit the
+   * minimum extent allows; items between the limit and the domain's edge
+   * then change sides, as for a clamped plane below */
+  bool pinned = k == 0 || k == m;
   if (k == 0) {
     plane = cmin;
   } else if (k == m) {
@@ -190,9 +194,9 @@ static int bisect(rcb_run *run, rec *r, int64_t m, double *lo, double *hi, int p
     for (int64_t i = k; i < m; i++) above = r[i].x[d] < above ? r[i].x[d] : above;
     plane = below == above ? below : below + (above - below) / 2.0;
   }
-  if (plane < cmin || plane > cmax) {
+  if (pinned || plane < cmin || plane > cmax) {
     /* the minimum extent moves the plane: items strictly below go down */
-    plane = plane < cmin ? cmin : cmax;
+    plane = plane < cmin ? cmin : plane > cmax ? cmax : plane;
     int64_t a = 0;
     for (int64_t i = 0; i < m; i++)
       if (r[i].x[d] < plane) swap(&r[a++], &r[i]);

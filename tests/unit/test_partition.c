@@ -333,6 +333,38 @@ static void bad_input_untouched(void **state) {
   bal_partition_result_destroy(NULL);
 }
 
+/* A cut the minimum extent pins to its limit when the weight would put no
+ * item (or every item) on one side: one item holding most of the weight
+ * lies below the limit, so the plane moves past it and that item must go
+ * with the lower part, whose box now holds it (rcb once left it above,
+ * outside its box). */
+static void min_extent_heavy_item_below_limit(void **state) {
+  (void)state;
+  enum { N = 10 };
+  double coords[N * 2], w[N];
+  int part[N];
+  for (int i = 0; i < N; i++) {
+    coords[2 * i] = i == 0 ? 0.05 : 0.5 + 0.04 * i;
+    coords[2 * i + 1] = 0.1 * i + 0.05;
+    w[i] = i == 0 ? 30.0 : 1.0;
+  }
+  for (int p = 2; p <= 4; p++) {
+    bal_partition_config cfg;
+    bal_partition_config_init(&cfg);
+    cfg.method = "rcb";
+    cfg.parts = p;
+    cfg.min_extent[0] = 0.2;
+    bal_partition_input in = {2, {0, 0, 0}, {1, 1, 0}, N, coords, w, NULL};
+    bal_partition_result *r = NULL;
+    assert_int_equal(bal_partition_compute(&in, &cfg, NULL, part, &r), BAL_OK);
+    pc_check_result(&in, p, part, r);
+    bal_partition_region g;
+    assert_int_equal(bal_partition_region_get(r, part[0], &g), BAL_OK);
+    assert_true(coords[0] >= g.lo[0] && coords[0] <= g.hi[0]);
+    bal_partition_result_destroy(r);
+  }
+}
+
 /* The minimum extent: respected where the domain holds it. */
 static void min_extent_respected(void **state) {
   (void)state;
@@ -431,6 +463,7 @@ int main(void) {
       cmocka_unit_test(hilbert_cells_adjacent), cmocka_unit_test(morton_order),
       cmocka_unit_test(grid_quality_counts),   cmocka_unit_test(moved_counts),
       cmocka_unit_test(bad_input_untouched),   cmocka_unit_test(min_extent_respected),
+      cmocka_unit_test(min_extent_heavy_item_below_limit),
       cmocka_unit_test(neighbors_26),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
