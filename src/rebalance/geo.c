@@ -141,7 +141,6 @@ static void release(bal_rebalance_geo *g) {
   free(g->idx);
   free(g->sorted);
   free(g->back);
-  free(g->mark);
   free(g);
 }
 

@@ -44,7 +44,6 @@ struct bal_rebalance_geo {
   /* a migration's local index lists: per outgoing package, all sent in
    * ascending order, and the appended ones to take back */
   int64_t *idx, *sorted, *back;
-  unsigned char *mark;
   int64_t idx_cap, back_cap;
 };
 
