@@ -34,15 +34,7 @@
 
 /* Last piece j in [0, p) with first[j] <= k; first[0] = 0 <= k. */
 static int piece_of(const uint64_t *first, int p, uint64_t k) {
-  int lo = 0, hi = p;
-  while (hi - lo > 1) {
-    int mid = lo + (hi - lo) / 2;
-    if (first[mid] <= k)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return lo;
+  return (int)bal__part_first_key(first, 1, p, k, true) - 1;
 }
 
 /* The same-size neighbours of the block of level l whose first key is a:

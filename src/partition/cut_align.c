@@ -65,16 +65,9 @@ static double perimeter(uint64_t a, uint64_t b, int dim) {
   return sum;
 }
 
-/* First j in [a, b] with keys[j] >= v. */
+/* First j in [a, b] with keys[j] >= v (b when none before it). */
 static int64_t position(const uint64_t *keys, int64_t a, int64_t b, uint64_t v) {
-  while (a < b) {
-    int64_t mid = a + (b - a) / 2;
-    if (keys[mid] >= v)
-      b = mid;
-    else
-      a = mid + 1;
-  }
-  return a;
+  return bal__part_first_key(keys, a, b, v, false);
 }
 
 static int add(int64_t *set, int cnt, int64_t x) {

@@ -129,12 +129,27 @@ static inline double bal__part_w(const double *w, int64_t i) { return w ? w[i] :
 /* Binary search in a nondecreasing a[lo..hi): the first index whose
  * value is >= x (or > x when strictly), hi when there is none. The
  * searches on weights and coordinates (cuts, slabs, planes) are one of
- * these two; cut_dp.c and curve_nbr.c search integer cuts and keys. */
+ * these two, those on curve keys bal__part_first_key() below; cut_dp.c
+ * searches integer cuts. */
 static inline int64_t bal__part_first(const double *a, int64_t lo, int64_t hi, double x,
                                       bool strictly) {
   while (lo < hi) {
     int64_t mid = lo + (hi - lo) / 2;
     if (strictly ? a[mid] > x : a[mid] >= x)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+/* bal__part_first() on curve keys: the first index of the nondecreasing
+ * keys[lo..hi) whose key is >= v (or > v when strictly), hi when none. */
+static inline int64_t bal__part_first_key(const uint64_t *keys, int64_t lo, int64_t hi,
+                                          uint64_t v, bool strictly) {
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (strictly ? keys[mid] > v : keys[mid] >= v)
       hi = mid;
     else
       lo = mid + 1;
