@@ -11,6 +11,7 @@
 #include "core/decimal.h"
 #include "core/log.h"
 #include "for/pool.h"
+#include "for/steer.h"
 
 _Thread_local int bal__for_tls_worker_id = -1;
 
@@ -62,7 +63,7 @@ static bool join_call(bal_pool *pool) {
 }
 
 /* Wait until the epoch moves past `seen`: poll briefly, then sleep. */
-static uint64_t wait_for_epoch(bal_pool *pool, uint64_t seen) {
+static uint64_t wait_for_epoch(bal_pool *pool, bal__for_worker *w, uint64_t seen) {
   uint64_t e;
   if (!pool->oversubscribed) {
     int64_t deadline = bal__now_ns() + IDLE_SPIN_NS;
@@ -77,10 +78,13 @@ static uint64_t wait_for_epoch(bal_pool *pool, uint64_t seen) {
   /* seq_cst on sleepers and epoch pairs with the dispatcher's
    * epoch-increment-then-read-sleepers: one of the two sees the other. */
   atomic_fetch_add(&pool->sleepers, 1);
+  atomic_store_explicit(&w->asleep, true, memory_order_release);
   while ((e = atomic_load(&pool->epoch)) == seen)
     pthread_cond_wait(&pool->wake_cond, &pool->wake_lock);
+  atomic_store_explicit(&w->asleep, false, memory_order_relaxed);
   atomic_fetch_sub(&pool->sleepers, 1);
   pthread_mutex_unlock(&pool->wake_lock);
+  bal__for_steer_return(w);
   return e;
 }
 
@@ -100,6 +104,7 @@ static void *worker_main(void *argp) {
   bal__for_worker *w = argp;
   bal_pool *pool = w->pool;
   if (w->cpus) bal__for_bind_self(w->cpus, w->id);
+  if (pool->steer) bal__for_steer_home_init(w);
   uint64_t seen = 0;
   /* The worker left the last call because it was parked: it goes through
    * park() next, even if a grow made it active again meanwhile. Waiting
@@ -122,7 +127,7 @@ static void *worker_main(void *argp) {
       seen = atomic_load(&pool->epoch);
       if (atomic_load(&pool->shutdown)) break;
     } else {
-      seen = wait_for_epoch(pool, seen);
+      seen = wait_for_epoch(pool, w, seen);
       if (atomic_load_explicit(&pool->shutdown, memory_order_acquire)) break;
       if (pool->node && parked(pool, w)) continue;
     }
@@ -149,7 +154,10 @@ void bal__for_pool_dispatch(bal_pool *pool) {
   /* Open the call: the caller has written pool->call and the ranges; the
    * release pairs with join_call's acquire. */
   atomic_store_explicit(&pool->participants, 0, memory_order_release);
-  if (atomic_load_explicit(&pool->active, memory_order_relaxed) > 1) bal__for_pool_wake(pool);
+  if (atomic_load_explicit(&pool->active, memory_order_relaxed) > 1) {
+    bal__for_steer_sleepers(pool);
+    bal__for_pool_wake(pool);
+  }
   bal__for_work(pool, 0);
   /* Every unit is done. Close the call so late wakers stay out, and wait
    * for those inside to leave before the call's state can be reused. */
@@ -235,7 +243,10 @@ static int create_pool(int size, int cpus, bal__for_node *node, bool is_virtual,
     pool->workers[i].pool = pool;
     pool->workers[i].cpus = pool->bind_sets && i > 0 ? &pool->bind_sets[i] : NULL;
     bal__rng_seed(&pool->workers[i].rng, 0x62616c6c617374ull + (uint64_t)i);
+    atomic_init(&pool->workers[i].asleep, false);
+    atomic_init(&pool->workers[i].steered, false);
   }
+  pool->steer = bal__for_steer_enabled(pool);
   pthread_mutex_init(&pool->call_lock, NULL);
   pthread_mutex_init(&pool->wake_lock, NULL);
   pthread_cond_init(&pool->wake_cond, NULL);

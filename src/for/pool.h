@@ -16,6 +16,8 @@
  *   bind.c    BALLAST_BIND placement of background workers (hwloc if
  *             present, bind.h)
  *   stats.c   bal_for_last_stats()
+ *   steer.c   where a background worker that slept wakes up: on a CPU
+ *             other than the caller's (steer.h)
  *   learn.c   bal_for_learn() and its bal_loop: a per-loop-site cost
  *             profile, measured per chunk, that deals the next call
  *             (learn.h)
@@ -113,6 +115,11 @@ typedef struct bal__for_worker {
   struct bal_pool *pool;
   pthread_t thread;
   cpu_set_t *cpus; /* where to bind this background worker, or NULL */
+  /* Steering a sleeping worker's wake-up (steer.h). */
+  atomic_bool asleep;  /* waiting on wake_cond */
+  atomic_bool steered; /* given one CPU by the dispatcher: restore `home` */
+  bool home_valid;     /* `home` was read and holds more than one CPU */
+  cpu_set_t home;      /* its CPU set when it started */
 } bal__for_worker;
 
 /* The process's attachment to a node registry, shared by its pools
@@ -122,6 +129,7 @@ typedef struct bal__for_node bal__for_node;
 struct bal_pool {
   int size;
   bool oversubscribed;          /* more workers than CPUs: never spin long */
+  bool steer;                   /* steer sleeping workers' wake-ups (steer.h) */
   pthread_mutex_t call_lock;    /* serializes concurrent bal_for() callers */
 
   /* Dispatch: workers wait for `epoch` to change (spin briefly, then sleep). */

@@ -1,0 +1,55 @@
+/* Where a sleeping background worker wakes up: steer.h says why. */
+#include "for/steer.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include "for/pool.h"
+
+bool bal__for_steer_enabled(const bal_pool *pool) {
+  return pool->size > 1 && !pool->oversubscribed && !pool->node && !pool->bind_sets;
+}
+
+void bal__for_steer_home_init(bal__for_worker *w) {
+  w->home_valid = pthread_getaffinity_np(pthread_self(), sizeof w->home, &w->home) == 0 &&
+                  CPU_COUNT(&w->home) > 1;
+}
+
+/* The n-th CPU of `set` after `from` (cyclically), skipping `from`
+ * itself; -1 when `set` holds no other CPU. */
+static int nth_cpu_after(const cpu_set_t *set, int from, int n) {
+  int others = CPU_COUNT(set) - (from >= 0 && from < CPU_SETSIZE && CPU_ISSET(from, set));
+  if (others <= 0) return -1;
+  n %= others;
+  for (int k = 1; k <= CPU_SETSIZE; k++) {
+    int cpu = (from + k) % CPU_SETSIZE;
+    if (cpu != from && CPU_ISSET(cpu, set) && n-- == 0) return cpu;
+  }
+  return -1;
+}
+
+void bal__for_steer_sleepers(bal_pool *pool) {
+  if (!pool->steer || atomic_load(&pool->sleepers) == 0) return;
+  int here = sched_getcpu();
+  if (here < 0) return;
+  int active = atomic_load_explicit(&pool->active, memory_order_relaxed);
+  for (int i = 1; i < active; i++) {
+    bal__for_worker *w = &pool->workers[i];
+    if (!w->home_valid || !atomic_load_explicit(&w->asleep, memory_order_acquire)) continue;
+    int cpu = nth_cpu_after(&w->home, here, i - 1);
+    if (cpu < 0) continue;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    /* Affinity first, flag second: a worker that sees the flag restores a
+     * set the kernel has already applied (one woken early by another wake
+     * restores at its next wake-up instead). */
+    if (pthread_setaffinity_np(w->thread, sizeof one, &one) == 0)
+      atomic_store_explicit(&w->steered, true, memory_order_release);
+  }
+}
+
+void bal__for_steer_return(bal__for_worker *w) {
+  if (atomic_exchange_explicit(&w->steered, false, memory_order_acquire))
+    (void)pthread_setaffinity_np(pthread_self(), sizeof w->home, &w->home);
+}
