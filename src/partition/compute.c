@@ -96,45 +96,6 @@ static void plan_free(const bal__part_method *m, bal__part_plan *pl) {
   if (m->release) m->release(pl->priv);
 }
 
-static int build(const bal__part_ctx *c, const bal__part_method *m,
-                 const bal_partition_region *regions, const int *label, const double *bound,
-                 int64_t nbound, const int *part, bal_partition_result **out) {
-  int p = c->parts;
-  bal_partition_result *r = calloc(1, sizeof *r);
-  if (!r) return BAL_ENOMEM;
-  r->method = m;
-  r->dim = c->dim;
-  r->parts = p;
-  for (int d = 0; d < 3; d++) {
-    r->grid[d] = c->grid[d];
-    r->lo[d] = d < c->dim ? c->in->lo[d] : 0.0;
-    r->hi[d] = d < c->dim ? c->in->hi[d] : 0.0;
-  }
-  r->regions = malloc((size_t)p * sizeof *r->regions);
-  r->label = malloc((size_t)p * sizeof *r->label);
-  r->bound = malloc((size_t)(nbound > 0 ? nbound : 1) * sizeof *r->bound);
-  int rc = BAL_ENOMEM;
-  if (!r->regions || !r->label || !r->bound) goto fail;
-  for (int j = 0; j < p; j++) {
-    r->regions[label[j]] = regions[j];
-    r->label[j] = label[j];
-  }
-  if (nbound > 0) memcpy(r->bound, bound, (size_t)nbound * sizeof *bound);
-  r->nbound = nbound;
-  rc = m->kind == BAL_PARTITION_REGION_BOX ? bal__part_neighbors_boxes(r)
-                                           : bal__part_neighbors_curve(r, label);
-  if (rc != BAL_OK) goto fail;
-  if (c->in->from) {
-    rc = bal__part_transfers(r, c->in->n, c->in->from, part);
-    if (rc != BAL_OK) goto fail;
-  }
-  *out = r;
-  return BAL_OK;
-fail:
-  bal_partition_result_destroy(r);
-  return rc;
-}
-
 int bal_partition_compute(const bal_partition_input *in, const bal_partition_config *cfg,
                           const bal_partition_result *prev, int *part,
                           bal_partition_result **out) {
@@ -196,7 +157,8 @@ int bal_partition_compute(const bal_partition_input *in, const bal_partition_con
     }
   }
   for (int64_t i = 0; i < n; i++) newpart[i] = label[piece[i]];
-  if (out && (rc = build(&c, m, regions, label, bound, pl.nbound, newpart, &res)) != BAL_OK)
+  if (out && (rc = bal__part_build(m, c.dim, p, c.grid, in->lo, in->hi, regions, label, bound,
+                                   pl.nbound, n, in->from, newpart, &res)) != BAL_OK)
     goto done;
   memcpy(part, newpart, (size_t)n * sizeof *part);
   if (out) *out = res;

@@ -24,6 +24,8 @@
  *   curve_nbr.c  touching curve pieces: each key interval cut into aligned
  *                cells, each cell's same-size neighbours looked up on the curve
  *   transfers.c  import/export lists
+ *   wire.c       a result in one flat buffer, rebuilt elsewhere from it and
+ *                the items' parts (one rank partitions for all: rebalance_geo)
  *   quality.c    grid quality figures and moved items (public, stateless)
  *
  * The life of one call. compute.c checks every input (nothing is written
@@ -244,5 +246,13 @@ int bal__part_neighbors_curve(bal_partition_result *r, const int *order);
 
 /* transfers.c: transfers from `from` to `part` into r. */
 int bal__part_transfers(bal_partition_result *r, int64_t n, const int *from, const int *part);
+
+/* result.c: the handle of a placement: regions (by piece) and the piece
+ * labels, the boundaries, then neighbours and, when `from` is given, the
+ * transfers of the n items from `from` to `part`. BAL_OK or BAL_ENOMEM. */
+int bal__part_build(const bal__part_method *m, int dim, int parts, const int grid[3],
+                    const double lo[3], const double hi[3], const bal_partition_region *regions,
+                    const int *label, const double *bound, int64_t nbound, int64_t n,
+                    const int *from, const int *part, bal_partition_result **out);
 
 #endif

@@ -1,6 +1,7 @@
-/* The result handle and the configuration defaults: everything public
- * that only reads what compute.c built. */
+/* The result handle and the configuration defaults: building it from a
+ * placement (compute.c, wire.c), and everything public that only reads it. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "partition_internal.h"
 
@@ -15,6 +16,45 @@ int bal_partition_config_init(bal_partition_config *cfg) {
                                 .remap = true,
                                 .incremental = true};
   return BAL_OK;
+}
+
+int bal__part_build(const bal__part_method *m, int dim, int parts, const int grid[3],
+                    const double lo[3], const double hi[3], const bal_partition_region *regions,
+                    const int *label, const double *bound, int64_t nbound, int64_t n,
+                    const int *from, const int *part, bal_partition_result **out) {
+  bal_partition_result *r = calloc(1, sizeof *r);
+  if (!r) return BAL_ENOMEM;
+  r->method = m;
+  r->dim = dim;
+  r->parts = parts;
+  for (int d = 0; d < 3; d++) {
+    r->grid[d] = grid[d];
+    r->lo[d] = d < dim ? lo[d] : 0.0;
+    r->hi[d] = d < dim ? hi[d] : 0.0;
+  }
+  r->regions = malloc((size_t)parts * sizeof *r->regions);
+  r->label = malloc((size_t)parts * sizeof *r->label);
+  r->bound = malloc((size_t)(nbound > 0 ? nbound : 1) * sizeof *r->bound);
+  int rc = BAL_ENOMEM;
+  if (!r->regions || !r->label || !r->bound) goto fail;
+  for (int j = 0; j < parts; j++) {
+    r->regions[label[j]] = regions[j];
+    r->label[j] = label[j];
+  }
+  if (nbound > 0) memcpy(r->bound, bound, (size_t)nbound * sizeof *bound);
+  r->nbound = nbound;
+  rc = m->kind == BAL_PARTITION_REGION_BOX ? bal__part_neighbors_boxes(r)
+                                           : bal__part_neighbors_curve(r, label);
+  if (rc != BAL_OK) goto fail;
+  if (from) {
+    rc = bal__part_transfers(r, n, from, part);
+    if (rc != BAL_OK) goto fail;
+  }
+  *out = r;
+  return BAL_OK;
+fail:
+  bal_partition_result_destroy(r);
+  return rc;
 }
 
 void bal_partition_result_destroy(bal_partition_result *r) {

@@ -34,11 +34,12 @@ struct bal_rebalance_geo {
   /* local items: coordinates and weights, read at an interaction */
   double *xyz, *w;
   int64_t loc_cap;
-  /* gathered items (global index = displacement of the rank + local index) */
-  double *all_xyz, *all_w;
+  /* gathered items (global index = displacement of the rank + local index):
+   * coordinates and weights on rank 0, owners and new parts on every rank */
+  double *all_xyz, *all_w; /* rank 0 only (the others never allocate them) */
   int *from, *part;
   int64_t all_cap;
-  int *cnt, *dsp, *cnt_xyz, *dsp_xyz; /* size P, for MPI_Allgatherv */
+  int *cnt, *dsp, *cnt_xyz, *dsp_xyz; /* size P, for the MPI_Gatherv to rank 0 */
   int64_t *io;                        /* size P: items each rank sends plus receives */
   double *load;                       /* size P: projected load of each part */
   /* a migration's local index lists: per outgoing package, all sent in

@@ -1,10 +1,12 @@
 /* The geometric balancer's decision: gather every item's coordinates and
- * weight on every rank, partition them with bal_partition_compute() (the
- * same result everywhere: same inputs, deterministic), project the step
- * time of the new parts, let the shared judgement decide (judge.c) and
- * move the items along the import/export lists (migrate.c with the index
- * mover of geo_move.c). The gather costs (dim + 1) doubles per item on
- * every rank: it happens only when the threshold may pass. */
+ * weight on rank 0, partition them there with bal_partition_compute(),
+ * give every rank the result (the items' parts and the flat form of
+ * partition/wire.h: every rank then holds the same handle), project the
+ * step time of the new parts, let the shared judgement decide (judge.c)
+ * and move the items along the import/export lists (migrate.c with the
+ * index mover of geo_move.c). The gather costs rank 0 (dim + 1) doubles
+ * per item, every rank one int per item: it happens only when the
+ * threshold may pass. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "core/check.h"
 #include "core/clock.h"
 #include "geo.h"
+#include "partition/wire.h"
 
 /* Grow an array of n elements of `size` bytes (contents dropped). */
 static int grow(void **p, int64_t n, size_t size) {
@@ -24,14 +27,67 @@ static int grow(void **p, int64_t n, size_t size) {
   return BAL_OK;
 }
 
+/* Root's partition, every rank's copy: rank 0 computes it, then every
+ * rank receives its code, the items' parts, the parts' projected weights
+ * (g->load) and the result in the flat form of partition/wire.h, and
+ * rebuilds the handle (the same on every rank). Collective. */
+static int share_partition(bal_rebalance_geo *g, int rc, int64_t total,
+                           bal_partition_result **res) {
+  bal_rebalance *rb = g->rb;
+  const int P = rb->size;
+  int64_t head[2] = {rc, 0}; /* the root's code, the size of its packed result */
+  unsigned char *buf = NULL;
+  if (rb->rank == 0 && rc == BAL_OK) {
+    head[1] = (int64_t)bal__partition_wire_size(*res);
+    if (head[1] > INT_MAX || !(buf = malloc((size_t)head[1]))) head[0] = BAL_ENOMEM;
+    else bal__partition_wire_pack(*res, buf);
+    for (int k = 0; k < P; k++) g->load[k] = 0.0;
+    for (int64_t i = 0; i < total; i++) g->load[g->part[i]] += g->all_w[i];
+  }
+  if (MPI_Bcast(head, 2, MPI_INT64_T, 0, rb->comm) != MPI_SUCCESS) {
+    free(buf);
+    return BAL_EMPI;
+  }
+  if (head[0] != BAL_OK) { /* the root's code, everywhere */
+    free(buf);
+    if (rb->rank == 0) {
+      bal_partition_result_destroy(*res);
+      *res = NULL;
+    }
+    return (int)head[0];
+  }
+  int err = rb->rank == 0 || (buf = malloc((size_t)head[1])) ? BAL_OK : BAL_ENOMEM, who = -1;
+  if ((rc = bal__rebalance_agree(rb->comm, rb->rank, err, &who)) == BAL_OK) {
+    if (MPI_Bcast(buf, (int)head[1], MPI_BYTE, 0, rb->comm) != MPI_SUCCESS ||
+        MPI_Bcast(g->part, (int)total, MPI_INT, 0, rb->comm) != MPI_SUCCESS ||
+        MPI_Bcast(g->load, P, MPI_DOUBLE, 0, rb->comm) != MPI_SUCCESS)
+      rc = BAL_EMPI;
+    else if (rb->rank != 0)
+      err = bal__partition_wire_unpack(buf, (size_t)head[1], total, g->from, g->part, res);
+    if (rc == BAL_OK) rc = bal__rebalance_agree(rb->comm, rb->rank, err, &who);
+  }
+  free(buf);
+  if (rc != BAL_OK) {
+    if (who >= 0) rb->st.error_rank = who;
+    bal_partition_result_destroy(*res);
+    *res = NULL;
+  }
+  return rc;
+}
+
 /* This rank's items read now (their count must be `expect` unless that is
  * negative), weighted by the callback, or each `w_each` without it; then
- * the agreement, the gather, and the partition into *res and g->part.
- * Collective; returns the agreed code. */
+ * the agreement, the gather on rank 0, its partition, and every rank's
+ * copy of it in *res, g->part and g->load. Collective; returns the agreed
+ * code. Only rank 0 holds every item's coordinates and computes: the
+ * others would compute the same partition (same inputs, deterministic),
+ * and P copies of the work cost P times the CPU on shared cores and P
+ * times the memory. */
 static int gather_partition(bal_rebalance_geo *g, int64_t expect, double w_each,
                             bal_partition_result **res, int64_t *total_out) {
   bal_rebalance *rb = g->rb;
   const int P = rb->size, dim = g->dim;
+  const bool root = rb->rank == 0;
   int err = 0, who = -1;
   int64_t n = -1;
   if (g->cb.count(&n, g->cb.arg) != 0) err = BAL_ECALLBACK;
@@ -54,10 +110,10 @@ static int gather_partition(bal_rebalance_geo *g, int64_t expect, double w_each,
   if (!err && (total > INT_MAX / dim || total < 1 || total < P))
     err = total < 1 || total < P ? BAL_EINVAL : BAL_ERANGE;
   if (!err && total > g->all_cap) {
-    if ((err = grow((void **)&g->all_xyz, total * dim, sizeof(double))) == BAL_OK &&
-        (err = grow((void **)&g->all_w, total, sizeof(double))) == BAL_OK &&
-        (err = grow((void **)&g->from, total, sizeof(int))) == BAL_OK &&
-        (err = grow((void **)&g->part, total, sizeof(int))) == BAL_OK)
+    if ((err = grow((void **)&g->from, total, sizeof(int))) == BAL_OK &&
+        (err = grow((void **)&g->part, total, sizeof(int))) == BAL_OK &&
+        (!root || ((err = grow((void **)&g->all_xyz, total * dim, sizeof(double))) == BAL_OK &&
+                   (err = grow((void **)&g->all_w, total, sizeof(double))) == BAL_OK)))
       g->all_cap = total;
   }
   int rc = bal__rebalance_agree(rb->comm, rb->rank, err, &who);
@@ -74,30 +130,21 @@ static int gather_partition(bal_rebalance_geo *g, int64_t expect, double w_each,
     for (int i = 0; i < g->cnt[k]; i++) g->from[at + i] = k;
     at += g->cnt[k];
   }
-  if (MPI_Allgatherv(g->xyz, (int)n * dim, MPI_DOUBLE, g->all_xyz, g->cnt_xyz, g->dsp_xyz,
-                     MPI_DOUBLE, rb->comm) != MPI_SUCCESS ||
-      MPI_Allgatherv(g->w, (int)n, MPI_DOUBLE, g->all_w, g->cnt, g->dsp, MPI_DOUBLE, rb->comm) !=
+  if (MPI_Gatherv(g->xyz, (int)n * dim, MPI_DOUBLE, g->all_xyz, g->cnt_xyz, g->dsp_xyz,
+                  MPI_DOUBLE, 0, rb->comm) != MPI_SUCCESS ||
+      MPI_Gatherv(g->w, (int)n, MPI_DOUBLE, g->all_w, g->cnt, g->dsp, MPI_DOUBLE, 0, rb->comm) !=
           MPI_SUCCESS)
     return BAL_EMPI;
-  bal_partition_input in = {.dim = dim, .n = total, .coords = g->all_xyz,
-                            .weights = g->all_w, .from = g->from};
-  memcpy(in.lo, g->lo, sizeof in.lo);
-  memcpy(in.hi, g->hi, sizeof in.hi);
-  /* Same inputs on every rank: the same code everywhere (a minimum extent
-   * the domain cannot hold, a move limit not met, no memory aside). */
-  rc = bal_partition_compute(&in, &g->pcfg, g->res, g->part, res);
-  if (rc == BAL_ENOMEM) { /* memory may fail on one rank only: agree */
-    rc = bal__rebalance_agree(rb->comm, rb->rank, rc, &who);
-  } else if (rc == BAL_OK) {
-    int r2 = bal__rebalance_agree(rb->comm, rb->rank, 0, &who);
-    if (r2 != 0) {
-      bal_partition_result_destroy(*res);
-      *res = NULL;
-      rc = r2;
-    }
+  rc = BAL_OK;
+  if (root) {
+    bal_partition_input in = {.dim = dim, .n = total, .coords = g->all_xyz,
+                              .weights = g->all_w, .from = g->from};
+    memcpy(in.lo, g->lo, sizeof in.lo);
+    memcpy(in.hi, g->hi, sizeof in.hi);
+    rc = bal_partition_compute(&in, &g->pcfg, g->res, g->part, res);
   }
   *total_out = total;
-  return rc;
+  return share_partition(g, rc, total, res);
 }
 
 /* Items each rank sends plus receives (g->io), and the items that change
@@ -191,9 +238,7 @@ int bal__rebalance_geo_act(bal_rebalance *rb, const bal__rebalance_now *now, int
   if (rc != BAL_OK) return rc;
   /* The projection: part k's weight over rank k's rate (with weights, in
    * weight units per second), or its weight alone (already seconds). */
-  double *load = g->load;
-  for (int k = 0; k < rb->size; k++) load[k] = 0.0;
-  for (int64_t i = 0; i < total; i++) load[g->part[i]] += g->all_w[i];
+  const double *load = g->load;
   double t_new = 0.0;
   for (int k = 0; k < rb->size; k++)
     t_new = fmax(t_new, g->cb.weights ? load[k] / rb->rate[k] : load[k]);
