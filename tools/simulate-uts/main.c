@@ -56,7 +56,7 @@ static int parse(int argc, char **argv, opts *o) {
                 "-q, -m, --policy, --seed, ...; and, in the simulation only, --node-cost S,\n"
                 "--work-per-rank S, --slice S (simulated work between two checks of a task,\n"
                 "default 3 node costs, at least 0.0001). --poll-interval and --backoff-max\n"
-                "default to a tenth of the slice and one slice.",
+                "default to a tenth of the slice (at most 1 s) and one slice (at most 60 s).",
       .other = sim_forward,
       .other_ctx = &o->sim};
   int rc = cli_parse(&prog, argc, argv);

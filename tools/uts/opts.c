@@ -14,8 +14,8 @@
 /* Under SMPI the time constants follow the node cost (main()); elsewhere
  * they are the library's defaults. */
 #ifdef BALLAST_SMPI
-#define POLL_INTERVAL_DEFAULT "(default: a tenth of --slice)"
-#define BACKOFF_MAX_DEFAULT "(default: --slice)"
+#define POLL_INTERVAL_DEFAULT "(default: a tenth of --slice, at most 1)"
+#define BACKOFF_MAX_DEFAULT "(default: --slice, at most 60)"
 #else
 #define POLL_INTERVAL_DEFAULT "(default 0.0001)"
 #define BACKOFF_MAX_DEFAULT "(default 0.002)"
