@@ -43,6 +43,13 @@ json=$("$bin" --ranks 4 -t 1 -a 3 -d 6 -b 4 -r 19 --node-cost 1e-6 --poll-interv
   fail "--poll-interval"
 jq -e '.uts.slice_s == 1e-4 and .uts.check_every == 100 and .uts.poll_interval_s == 2e-5 and
   ((.uts.backoff_max_s - 1e-4) | fabs) < 1e-12' <<<"$json" >/dev/null || fail "floor of the slice: $json"
+# ... within bal_steal_config's limits: a small tree with much work per rank
+# makes a node cost hours; the derived poll stops at 1 s, the back-off at
+# 60 s (the run was refused as "invalid argument" before).
+json=$("$bin" --ranks 4 -t 1 -a 3 -d 2 -b 4 -r 19 --work-per-rank 1e5 --json) ||
+  fail "a node cost of hours: the run failed"
+jq -e '.uts.node_cost_s > 100 and .uts.poll_interval_s == 1 and .uts.backoff_max_s == 60 and
+  .uts.efficiency > 0' <<<"$json" >/dev/null || fail "capped time constants: $json"
 # The SMPI program only runs under smpirun: it is not a `ballast` subcommand.
 [ ! -e "$(dirname "$bin")/ballast-uts-smpi" ] || fail "ballast-uts-smpi next to ballast"
 
