@@ -126,11 +126,18 @@ bool bal__for_learn_deal(bal_loop *loop, uint32_t units, uint32_t quantum, uint3
         sum += loop->cost[b];
         if (loop->cost[b] > loop->cost[heavy]) heavy = b;
       }
+      /* Start at the head of the heavy run holding the heaviest block:
+       * a heavy region (or two equal items) spans several blocks, and
+       * rotating to its costliest block alone would leave the blocks of
+       * the run before it to the very end of the slice (two 124 ms items
+       * side by side: the first ran last, 1.14 x the ideal call). */
+      double heavy_cost = BAL__LEARN_HEAVY * sum / (stop - first);
+      while (heavy > first && loop->cost[heavy - 1] > heavy_cost) heavy--;
       uint32_t a = first * s, e = stop == k ? units : stop * s;
       /* A grain that ends the loop short must stay last in dealt order,
        * or the takes after it would no longer start at whole grains. */
       bool keep_order = heavy == first || (e == units && units % quantum != 0) ||
-                        loop->cost[heavy] <= BAL__LEARN_HEAVY * sum / (stop - first);
+                        loop->cost[heavy] <= heavy_cost;
       uint32_t h = keep_order ? a : heavy * s;
       segs[i].origin = i;
       segs[i].begin = a;

@@ -195,6 +195,38 @@ static void deal_is_balanced_and_heavy_first(void **state) {
   bal_loop_destroy(loop);
 }
 
+/* Two heavy items side by side (block's three 124 ms items, measured a
+ * little apart): the slice that holds them starts at the first, not at
+ * the one measured heavier, or the first would run last of its slice. */
+static void a_heavy_run_starts_at_its_head(void **state) {
+  (void)state;
+  bal_loop *loop;
+  assert_int_equal(bal_loop_create(&loop), BAL_OK);
+  enum { UNITS = 150, WORKERS = 2 };
+  bal__for_segment segs[WORKERS];
+  assert_false(bal__for_learn_deal(loop, UNITS, 1, WORKERS, segs));
+  uint32_t k = loop->m_blocks, s = loop->m_block;
+  assert_int_equal(s, 1);
+  for (uint32_t j = 0; j < k; j++) loop->cost[j] = 1.55f;
+  loop->cost[90] = 124.1f;
+  loop->cost[91] = 124.1f;
+  loop->cost[92] = 124.2f; /* the noise that picked it */
+  loop->units = UNITS;
+  loop->block = s;
+  loop->blocks = k;
+  assert_true(bal__for_learn_deal(loop, UNITS, 1, WORKERS, segs));
+  /* Half the cost is 300.1: slice 0 is [0, 91) (263.6), slice 1 [91, 150)
+   * (336.6). Each starts at its heavy run's head: 90, and 91 (its first
+   * block: no rotation), not 92. */
+  assert_int_equal(segs[0].begin, 0);
+  assert_int_equal(segs[0].end, 91);
+  assert_int_equal(segs[0].tail_at, 90);
+  assert_int_equal(segs[1].begin, 91);
+  assert_int_equal(segs[1].tail_at, 91);
+  assert_int_equal(segs[1].tail, segs[1].end);
+  bal_loop_destroy(loop);
+}
+
 /* Where a thief cuts a learned range: at the block predicted heaviest
  * after the owner's next one, when it stands out, so that it starts now
  * instead of after the light items before it; else nowhere special. The
@@ -459,6 +491,7 @@ int main(void) {
       cmocka_unit_test(exactly_once_under_learning),
       cmocka_unit_test(heavy_item_starts_first),
       cmocka_unit_test(deal_is_balanced_and_heavy_first),
+      cmocka_unit_test(a_heavy_run_starts_at_its_head),
       cmocka_unit_test(thief_cuts_at_the_heaviest_block),
       cmocka_unit_test(mispredicted_heavy_blocks_keep_chunks_short),
       cmocka_unit_test(abrupt_change_is_dropped),
