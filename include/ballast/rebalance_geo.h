@@ -33,12 +33,13 @@
  *
  * How the partition is computed (and what it costs): at a decision that
  * may move (the imbalance exceeds the threshold against the ideal time)
- * every rank gathers every item's coordinates and weight
- * (MPI_Allgatherv: (dim + 1) doubles per item, N (dim + 1) * 8 bytes on
- * every rank for N items in all) and computes the same partition with
- * bal_partition_compute() (deterministic: the same inputs give the same
- * parts on every rank of one build); its cost is the method's on N items
- * on every rank, plus the neighbour lists. No gather happens while the
+ * rank 0 gathers every item's coordinates and weight (MPI_Gatherv:
+ * (dim + 1) doubles per item, N (dim + 1) * 8 bytes on rank 0 for N items
+ * in all), computes the partition with bal_partition_compute() and
+ * broadcasts its code, every item's new part (N ints on every rank) and
+ * the regions; every rank then builds the same result handle (neighbour
+ * lists and transfers) from them. Its cost is the method's on N items on
+ * rank 0, plus the neighbour lists and transfers on every rank. No gather happens while the
  * ranks are balanced: a decision that cannot pass the threshold costs one
  * exchange of a few doubles per rank, as in bal_rebalance_step(). The
  * move limit (partition max_move_fraction), the minimum region extent, the
