@@ -15,17 +15,15 @@ void bal__for_steer_home_init(bal__for_worker *w) {
                   CPU_COUNT(&w->home) > 1;
 }
 
-/* The n-th CPU of `set` after `from` (cyclically), skipping `from`
- * itself; -1 when `set` holds no other CPU. */
-static int nth_cpu_after(const cpu_set_t *set, int from, int n) {
-  int others = CPU_COUNT(set) - (from >= 0 && from < CPU_SETSIZE && CPU_ISSET(from, set));
-  if (others <= 0) return -1;
-  n %= others;
+/* The CPUs of `set` other than `from`, in cyclic order after `from`,
+ * into list (CPU_SETSIZE entries); returns their count. */
+static int others_after(const cpu_set_t *set, int from, int *list) {
+  int n = 0;
   for (int k = 1; k <= CPU_SETSIZE; k++) {
     int cpu = (from + k) % CPU_SETSIZE;
-    if (cpu != from && CPU_ISSET(cpu, set) && n-- == 0) return cpu;
+    if (cpu != from && CPU_ISSET(cpu, set)) list[n++] = cpu;
   }
-  return -1;
+  return n;
 }
 
 void bal__for_steer_sleepers(bal_pool *pool) {
@@ -33,14 +31,21 @@ void bal__for_steer_sleepers(bal_pool *pool) {
   int here = sched_getcpu();
   if (here < 0) return;
   int active = atomic_load_explicit(&pool->active, memory_order_relaxed);
+  /* The candidate list of the last set seen: the workers of a pool
+   * normally share one set, so it is built once per call. */
+  int list[CPU_SETSIZE], count = 0;
+  const cpu_set_t *listed = NULL;
   for (int i = 1; i < active; i++) {
     bal__for_worker *w = &pool->workers[i];
     if (!w->home_valid || !atomic_load_explicit(&w->asleep, memory_order_acquire)) continue;
-    int cpu = nth_cpu_after(&w->home, here, i - 1);
-    if (cpu < 0) continue;
+    if (!listed || !CPU_EQUAL(listed, &w->home)) {
+      count = others_after(&w->home, here, list);
+      listed = &w->home;
+    }
+    if (count == 0) continue;
     cpu_set_t one;
     CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
+    CPU_SET(list[(i - 1) % count], &one);
     /* Affinity first, flag second: a worker that sees the flag restores a
      * set the kernel has already applied (one woken early by another wake
      * restores at its next wake-up instead). */
