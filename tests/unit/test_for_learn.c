@@ -150,25 +150,39 @@ static void heavy_item_starts_first(void **state) {
   bal_pool_destroy(pool);
 }
 
+/* A loop whose first (unlearned) deal of `units` units on `workers`
+ * workers set the geometry of its profile: every block costs `each`,
+ * then the test sets its own costs and calls install(). */
+static bal_loop *profile_loop(uint32_t units, uint32_t workers, float each,
+                              bal__for_segment *segs) {
+  bal_loop *loop;
+  assert_int_equal(bal_loop_create(&loop), BAL_OK);
+  assert_false(bal__for_learn_deal(loop, units, 1, workers, segs));
+  for (uint32_t j = 0; j < loop->m_blocks; j++) loop->cost[j] = each;
+  return loop;
+}
+
+/* Make the costs written into loop->cost the profile the next deal uses. */
+static void install(bal_loop *loop) {
+  loop->units = loop->m_units;
+  loop->block = loop->m_block;
+  loop->blocks = loop->m_blocks;
+}
+
 /* The deal from a given profile, without running anything: slices of
  * equal predicted cost (to within one block), tiling the range in order,
  * each starting at its heavy block when it has one. */
 static void deal_is_balanced_and_heavy_first(void **state) {
   (void)state;
-  bal_loop *loop;
-  assert_int_equal(bal_loop_create(&loop), BAL_OK);
   enum { UNITS = 10000, WORKERS = 3 };
   /* A first deal sets the geometry: 4096 blocks max, so 3 units each. */
   bal__for_segment segs[WORKERS];
-  assert_false(bal__for_learn_deal(loop, UNITS, 1, WORKERS, segs));
+  bal_loop *loop = profile_loop(UNITS, WORKERS, 1, segs);
   uint32_t k = loop->m_blocks, s = loop->m_block;
   assert_int_equal(s, 3);
-  for (uint32_t j = 0; j < k; j++) loop->cost[j] = 1;
   uint32_t heavy = k * 9 / 10;
   loop->cost[heavy] = (float)(k / 4); /* a fifth of the work, inside the last slice */
-  loop->units = UNITS;
-  loop->block = s;
-  loop->blocks = k;
+  install(loop);
   assert_true(bal__for_learn_deal(loop, UNITS, 1, WORKERS, segs));
   double total = k - 1 + (double)(k / 4), target = total / WORKERS;
   uint32_t at = 0;
@@ -200,20 +214,14 @@ static void deal_is_balanced_and_heavy_first(void **state) {
  * the one measured heavier, or the first would run last of its slice. */
 static void a_heavy_run_starts_at_its_head(void **state) {
   (void)state;
-  bal_loop *loop;
-  assert_int_equal(bal_loop_create(&loop), BAL_OK);
   enum { UNITS = 150, WORKERS = 2 };
   bal__for_segment segs[WORKERS];
-  assert_false(bal__for_learn_deal(loop, UNITS, 1, WORKERS, segs));
-  uint32_t k = loop->m_blocks, s = loop->m_block;
-  assert_int_equal(s, 1);
-  for (uint32_t j = 0; j < k; j++) loop->cost[j] = 1.55f;
+  bal_loop *loop = profile_loop(UNITS, WORKERS, 1.55f, segs);
+  assert_int_equal(loop->m_block, 1);
   loop->cost[90] = 124.1f;
   loop->cost[91] = 124.1f;
   loop->cost[92] = 124.2f; /* the noise that picked it */
-  loop->units = UNITS;
-  loop->block = s;
-  loop->blocks = k;
+  install(loop);
   assert_true(bal__for_learn_deal(loop, UNITS, 1, WORKERS, segs));
   /* Half the cost is 300.1: slice 0 is [0, 91) (263.6), slice 1 [91, 150)
    * (336.6). Each starts at its heavy run's head: 90, and 91 (its first
@@ -235,20 +243,15 @@ static void a_heavy_run_starts_at_its_head(void **state) {
  * are). */
 static void thief_cuts_at_the_heaviest_block(void **state) {
   (void)state;
-  bal_loop *loop;
-  assert_int_equal(bal_loop_create(&loop), BAL_OK);
   enum { UNITS = 150, WORKERS = 2 };
   bal__for_segment segs[WORKERS];
-  assert_false(bal__for_learn_deal(loop, UNITS, 1, WORKERS, segs));
+  bal_loop *loop = profile_loop(UNITS, WORKERS, 1, segs);
   assert_int_equal(loop->m_block, 1);
-  for (uint32_t j = 0; j < UNITS; j++) loop->cost[j] = 1;
   loop->cost[91] = 250; /* rotated to the front of its slice */
   loop->cost[147] = 60;
   loop->cost[20] = 30;  /* in the first slice, ahead of its rotation point */
   loop->cost[10] = 40;
-  loop->units = UNITS;
-  loop->block = 1;
-  loop->blocks = UNITS;
+  install(loop);
   assert_true(bal__for_learn_deal(loop, UNITS, 1, WORKERS, segs));
   /* Find the dealt offset of loop unit u in segment g. */
   for (int i = 0; i < WORKERS; i++) {
