@@ -220,13 +220,7 @@ BAL_API const char *bal_partition_method_name(int i);
  *   of the way to the best ones; not an exact minimum);
  *   "tensor"/"staggered" do the same with their planes when
  *   `prev` is given (the previous result of the same method, grid and
- *   domain; without it they partition afresh); "rcb" keeps the previous
- *   result's tree (the same shape for the same P) and each node's
- *   dimension, and leaves each plane where it was while the weights on
- *   its two sides stay within a slack of their targets, else moves it
- *   only to the nearest plane that is (slacks tolerance, tolerance / 4,
- *   then the tolerance shared between the levels, the first whose heaviest
- *   part is within (1 + tolerance) of a fresh tree's; else the fresh tree).
+ *   domain; without it they partition afresh); "rcb" partitions afresh.
  * - remap (cfg->remap): the parts are relabelled by a greedy matching of
  *   largest overlap (weight of the items that a new part shares with an
  *   old one, heaviest pair first), kept only if it leaves at least as much

@@ -20,19 +20,6 @@
  * index) that the recursion partitions in place: the selection then reads
  * memory in order instead of jumping through an index array.
  *
- * Incremental steps (cfg->incremental, from the owners and the previous
- * result): the tree keeps its shape (it depends on P only), so node j of
- * the new tree is node j of the old, whose dimension and plane the result
- * kept (`bound`: two doubles per node, in preorder). Each node cuts along
- * its old dimension, at the old plane if the weight on each side is then
- * within a slack of its target, else at the nearest plane that is: the cut
- * moves only as far as the balance needs, so a small change of the field
- * moves few items. The fresh tree is computed first for its heaviest part
- * (the best), then the old tree with slacks tol, tol/4 and the tolerance
- * shared between the levels ((1 + tol)^(1/levels) - 1) until the heaviest
- * part is within (1 + tol) of the best; if none is, the fresh tree. Up to
- * five runs of O(n log p) on an incremental step, one on a fresh one.
- *
  * Minimum extent: a box of extents E whose other dimensions hold
  * Q = prod floor(E_e / m_e) minimum boxes can give p1 parts a slab of
  * thickness m_d * ceil(p1 / Q); the plane is kept between the two slabs'
@@ -53,16 +40,12 @@ typedef struct rec {
 typedef struct rcb_priv {
   int *piece;
   bal_partition_region *regions;
-  double *tree; /* 2 (P - 1): dimension and plane of each node, preorder */
 } rcb_priv;
 
 typedef struct rcb_run {
   const bal__part_ctx *c;
   rcb_priv *out;
   bal__rng rng;
-  const double *prev_tree; /* the previous result's tree, or NULL (fresh) */
-  double slack;            /* per node: a side may weigh (1 + slack) x its target */
-  int node;                /* preorder index of the next internal node */
 } rcb_run;
 
 static void swap(rec *a, rec *b) {
@@ -175,18 +158,8 @@ static int bisect(rcb_run *run, rec *r, int64_t m, double *lo, double *hi, int p
       dims[b] = dims[b - 1];
       dims[b - 1] = t;
     }
-  int node = run->node++;
   int d = -1;
-  double cmin = 0.0, cmax = 0.0, prev_plane = NAN;
-  if (run->prev_tree) { /* the old node's dimension first, if it still has room */
-    int e = (int)run->prev_tree[2 * node];
-    for (int q = 0; q < dim; q++)
-      if (dims[q] == e) {
-        for (int t = q; t > 0; t--) dims[t] = dims[t - 1];
-        dims[0] = e;
-        prev_plane = run->prev_tree[2 * node + 1];
-      }
-  }
+  double cmin = 0.0, cmax = 0.0;
   for (int q = 0; q < dim && d < 0; q++) {
     int e = dims[q];
     double others = 1.0;
@@ -204,16 +177,7 @@ static int bisect(rcb_run *run, rec *r, int64_t m, double *lo, double *hi, int p
   double total = 0.0;
   for (int64_t i = 0; i < m; i++) total += r[i].w;
   bool unit = !(total > 0.0);
-  double all = unit ? (double)m : total;
-  double target = all * ((double)p1 / (double)p);
-  if (!isnan(prev_plane) && d == (int)run->prev_tree[2 * node]) {
-    /* the old plane, if both sides stay within the slack of their targets */
-    double at_prev = 0.0;
-    for (int64_t i = 0; i < m; i++)
-      if (r[i].x[d] < prev_plane) at_prev += unit ? 1.0 : r[i].w;
-    double most = target * (1.0 + run->slack), least = all - (all - target) * (1.0 + run->slack);
-    target = at_prev > most ? most : at_prev < least ? least : at_prev;
-  }
+  double target = (unit ? (double)m : total) * ((double)p1 / (double)p);
   int64_t k = select_split(run, r, m, d, target, unit);
   double plane;
   /* a side left empty by the weight takes the plane to the limit the
@@ -238,8 +202,6 @@ static int bisect(rcb_run *run, rec *r, int64_t m, double *lo, double *hi, int p
       if (r[i].x[d] < plane) swap(&r[a++], &r[i]);
     k = a;
   }
-  run->out->tree[2 * node] = d;
-  run->out->tree[2 * node + 1] = plane;
   double keep = hi[d];
   hi[d] = plane;
   int rc = bisect(run, r, k, lo, hi, p1, base);
@@ -250,31 +212,6 @@ static int bisect(rcb_run *run, rec *r, int64_t m, double *lo, double *hi, int p
   rc = bisect(run, r + k, m - k, lo, hi, p2, base + p1);
   lo[d] = keep;
   return rc;
-}
-
-/* The whole tree into run->out, from `prev_tree` with `slack` per node
- * (NULL: fresh). Deterministic: the same seed for every run. */
-static int run_tree(rcb_run *run, rec *r, int64_t n, const double *prev_tree, double slack) {
-  const bal__part_ctx *c = run->c;
-  run->prev_tree = prev_tree;
-  run->slack = slack;
-  run->node = 0;
-  bal__rng_seed(&run->rng, (uint64_t)n * 0x9E3779B97F4A7C15ull + (uint64_t)c->parts);
-  double lo[3] = {0}, hi[3] = {0};
-  for (int d = 0; d < c->dim; d++) {
-    lo[d] = c->in->lo[d];
-    hi[d] = c->in->hi[d];
-  }
-  return bisect(run, r, n, lo, hi, c->parts, 0);
-}
-
-/* The weight of the heaviest piece (load: scratch of P doubles). */
-static double heaviest_part(const bal__part_ctx *c, const int *piece, double *load) {
-  for (int k = 0; k < c->parts; k++) load[k] = 0.0;
-  for (int64_t i = 0; i < c->in->n; i++) load[piece[i]] += bal__part_w(c->in->weights, i);
-  double most = 0.0;
-  for (int k = 0; k < c->parts; k++) most = load[k] > most ? load[k] : most;
-  return most;
 }
 
 static int plan(const bal__part_ctx *c, bal__part_plan *pl) {
@@ -288,50 +225,25 @@ static int plan(const bal__part_ctx *c, bal__part_plan *pl) {
   if (o) {
     o->piece = malloc((size_t)n * sizeof *o->piece);
     o->regions = malloc((size_t)p * sizeof *o->regions);
-    o->tree = malloc((size_t)(p > 1 ? 2 * (p - 1) : 1) * sizeof *o->tree);
   }
   int rc = BAL_ENOMEM;
-  if (!o || !o->piece || !o->regions || !o->tree || !pl->label || !r) goto out;
+  if (!o || !o->piece || !o->regions || !pl->label || !r) goto out;
   for (int64_t i = 0; i < n; i++) {
     for (int d = 0; d < 3; d++) r[i].x[d] = d < dim ? in->coords[i * dim + d] : 0.0;
     r[i].w = bal__part_w(in->weights, i);
     r[i].id = i;
   }
-  /* An incremental step starts from the previous tree (same P, so the
-   * same shape and leaves) and keeps its labels: leaf k stays part
-   * prev->label[k] unless REMAP finds better. */
-  const bal_partition_result *prev = c->incremental ? c->prev : NULL;
-  bool from_prev = prev && prev->nbound == 2 * (int64_t)(p - 1) && p > 1;
   for (int k = 0; k < p; k++) pl->label[k] = k;
-  rcb_run run = {c, o, {{0}}, NULL, 0.0, 0};
-  rc = run_tree(&run, r, n, NULL, 0.0);
-  if (rc == BAL_OK && from_prev) {
-    /* The fresh tree gives the best bottleneck; then the old tree with a
-     * slack per node that shrinks until the parts are within the
-     * tolerance of that best (the last slack, shared between the levels,
-     * nearly always is); a step none of them fits is the fresh tree. */
-    double *load = malloc((size_t)p * sizeof *load), tol = c->cfg->tolerance;
-    rc = BAL_ENOMEM;
-    if (load) {
-      double limit = (1.0 + tol) * heaviest_part(c, o->piece, load) * (1.0 + 1e-12);
-      int levels = 0;
-      while ((1 << levels) < p) levels++;
-      const double slacks[] = {tol, tol / 4.0, pow(1.0 + tol, 1.0 / levels) - 1.0};
-      bool fits = false;
-      for (size_t q = 0; q < sizeof slacks / sizeof *slacks && !fits; q++)
-        fits = run_tree(&run, r, n, prev->bound, slacks[q]) == BAL_OK &&
-               heaviest_part(c, o->piece, load) <= limit;
-      if (fits) {
-        for (int k = 0; k < p; k++) pl->label[k] = prev->label[k];
-        rc = BAL_OK;
-      } else {
-        rc = run_tree(&run, r, n, NULL, 0.0);
-      }
-      free(load);
-    }
+  rcb_run run = {c, o, {{0}}};
+  bal__rng_seed(&run.rng, (uint64_t)n * 0x9E3779B97F4A7C15ull + (uint64_t)p);
+  double lo[3] = {0}, hi[3] = {0};
+  for (int d = 0; d < dim; d++) {
+    lo[d] = in->lo[d];
+    hi[d] = in->hi[d];
   }
+  rc = bisect(&run, r, n, lo, hi, p, 0);
   pl->blend = false;
-  pl->nbound = p > 1 ? 2 * (p - 1) : 0;
+  pl->nbound = 0;
 out:
   free(r);
   return rc;
@@ -340,10 +252,10 @@ out:
 static int place(const bal__part_ctx *c, const bal__part_plan *pl, double t, int *piece,
                  bal_partition_region *regions, double *bound) {
   (void)t;
+  (void)bound;
   const rcb_priv *o = pl->priv;
   memcpy(piece, o->piece, (size_t)c->in->n * sizeof *piece);
   if (regions) memcpy(regions, o->regions, (size_t)c->parts * sizeof *regions);
-  if (bound && pl->nbound > 0) memcpy(bound, o->tree, (size_t)pl->nbound * sizeof *bound);
   return BAL_OK;
 }
 
@@ -352,7 +264,6 @@ static void release(void *priv) {
   if (!o) return;
   free(o->piece);
   free(o->regions);
-  free(o->tree);
   free(o);
 }
 
