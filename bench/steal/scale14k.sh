@@ -31,6 +31,17 @@ if [ -w /sys/fs/cgroup/cgroup.subtree_control ] && grep -qw memory /sys/fs/cgrou
 elif [ -w /sys/fs/cgroup/memory ]; then
   cg=/sys/fs/cgroup/memory/ballast-scale14k-$name-$$ limit=memory.limit_in_bytes peak=memory.max_usage_in_bytes
 fi
+# Remove the cgroup once its last process has exited (a stopped
+# simulation takes a few seconds to end); say so if it cannot be.
+cleanup() {
+  [ -n "$cg" ] && [ -d "$cg" ] || return 0
+  for _ in $(seq 60); do
+    [ -s "$cg/cgroup.procs" ] || break
+    sleep 1
+  done
+  rmdir "$cg" 2>/dev/null || echo "$0: could not remove $cg (left: $(tr '\n' ' ' <"$cg/cgroup.procs"))" >&2
+}
+trap cleanup EXIT
 if [ -n "$cg" ]; then
   mkdir "$cg" && echo $((mem_gb * 1024 * 1024 * 1024)) >"$cg/$limit" || cg=""
 fi
