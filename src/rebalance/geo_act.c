@@ -50,6 +50,7 @@ static int share_partition(bal_rebalance_geo *g, int rc, int64_t total,
   }
   if (head[0] != BAL_OK) { /* the root's code, everywhere */
     free(buf);
+    if (head[0] == BAL_ENOMEM) rb->st.error_rank = 0; /* its memory, not the input */
     if (rb->rank == 0) {
       bal_partition_result_destroy(*res);
       *res = NULL;
