@@ -36,7 +36,7 @@ fi
 cleanup() {
   [ -n "$cg" ] && [ -d "$cg" ] || return 0
   for _ in $(seq 60); do
-    [ -s "$cg/cgroup.procs" ] || break
+    [ -n "$(cat "$cg/cgroup.procs" 2>/dev/null)" ] || break # cgroupfs files have size 0
     sleep 1
   done
   rmdir "$cg" 2>/dev/null || echo "$0: could not remove $cg (left: $(tr '\n' ' ' <"$cg/cgroup.procs"))" >&2
