@@ -177,10 +177,11 @@ typedef struct bal_steal_config {
                                       >= 0; default 0.002. Buffers are also sent
                                       whenever this rank has no task to run. */
   double poll_interval_s;        /**< how long an idle progress loop sleeps between
-                                      polls (s); >= 0; default 0.0001 */
+                                      polls (s); in [0, BAL_STEAL_MAX_POLL_INTERVAL_S];
+                                      default 0.0001 */
   double backoff_max_s;          /**< failed thefts back off exponentially from
-                                      poll_interval_s up to this (s); >= 0;
-                                      default 0.002. In POLL mode an idle rank's
+                                      poll_interval_s up to this (s); in
+                                      [0, BAL_STEAL_MAX_BACKOFF_S]; default 0.002. In POLL mode an idle rank's
                                       sleep between polls grows the same way, and
                                       a sharing token that went round its group
                                       without moving work waits as long. */
@@ -208,6 +209,10 @@ typedef struct bal_steal_config {
 
 /** Largest bal_steal_config::workers. */
 #define BAL_STEAL_MAX_WORKERS 1024
+/** Largest bal_steal_config::poll_interval_s (s). */
+#define BAL_STEAL_MAX_POLL_INTERVAL_S 1.0
+/** Largest bal_steal_config::backoff_max_s (s). */
+#define BAL_STEAL_MAX_BACKOFF_S 60.0
 
 /** Statistics of the last run on this rank (bal_steal_stats_get()). */
 typedef struct bal_steal_stats {

@@ -45,8 +45,9 @@ static bool config_valid(const bal_steal_config *c) {
          isfinite(c->steal_fraction) && c->steal_fraction > 0.0 && c->steal_fraction <= 1.0 &&
          c->route_buffer_bytes >= 1 && c->workers >= 1 && c->workers <= BAL_STEAL_MAX_WORKERS &&
          bal__finite_nonneg(c->route_flush_s) && c->route_flush_s <= 3600.0 &&
-         bal__finite_nonneg(c->poll_interval_s) && c->poll_interval_s <= 1.0 &&
-         bal__finite_nonneg(c->backoff_max_s) && c->backoff_max_s <= 60.0;
+         bal__finite_nonneg(c->poll_interval_s) &&
+         c->poll_interval_s <= BAL_STEAL_MAX_POLL_INTERVAL_S &&
+         bal__finite_nonneg(c->backoff_max_s) && c->backoff_max_s <= BAL_STEAL_MAX_BACKOFF_S;
 }
 
 static int default_degree(int p) {

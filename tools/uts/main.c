@@ -95,11 +95,11 @@ int main(int argc, char **argv) {
    * poll at one slice and the back-off at 2.5, 0.91 with these;
    * docs/BENCHMARKS.md). */
   if (o.slice == 0) o.slice = fmax(3 * c.node_cost, 1e-4);
-  /* Derived defaults stay inside bal_steal_config's limits (poll at most
-   * 1 s, back-off at most 60 s): a small tree on many ranks makes a node
-   * cost seconds, and the derived values would be refused. */
-  if (o.poll_interval == 0) o.poll_interval = fmin(o.slice / 10, 1.0);
-  if (o.backoff_max == 0) o.backoff_max = fmin(o.slice, 60.0);
+  /* Derived defaults stay inside bal_steal_config's limits: a small tree
+   * on many ranks makes a node cost seconds, and the derived values would
+   * be refused. */
+  if (o.poll_interval == 0) o.poll_interval = fmin(o.slice / 10, BAL_STEAL_MAX_POLL_INTERVAL_S);
+  if (o.backoff_max == 0) o.backoff_max = fmin(o.slice, BAL_STEAL_MAX_BACKOFF_S);
   c.every = llround(o.slice / c.node_cost);
   if (c.every < 1) c.every = 1;
   c.poll_every = 1;

@@ -131,10 +131,10 @@ int uts_parse(int argc, char **argv, opts *o) {
                  "(a progress thread per rank besides the workers)"),
       CLI_DOUBLE("--steal-fraction", "F", &o->steal_fraction, 1e-9, 1,
                  "share of a victim's waiting tasks taken per theft\n(default 0.5)"),
-      CLI_DOUBLE("--poll-interval", "S", &o->poll_interval, 1e-9, 1,
+      CLI_DOUBLE("--poll-interval", "S", &o->poll_interval, 1e-9, BAL_STEAL_MAX_POLL_INTERVAL_S,
                  "first sleep of an idle rank's loop, and a thief's wait\n"
                  "for its answer " POLL_INTERVAL_DEFAULT),
-      CLI_DOUBLE("--backoff-max", "S", &o->backoff_max, 1e-9, 60,
+      CLI_DOUBLE("--backoff-max", "S", &o->backoff_max, 1e-9, BAL_STEAL_MAX_BACKOFF_S,
                  "longest back-off of an unlucky thief, and sleep of an\n"
                  "idle POLL loop " BACKOFF_MAX_DEFAULT),
       CLI_UINT("--seed", "S", &o->seed, "victim-choice seed (default 1)"),
