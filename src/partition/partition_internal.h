@@ -129,35 +129,24 @@ const bal__part_method *bal__part_method_find(const char *name);
 static inline double bal__part_w(const double *w, int64_t i) { return w ? w[i] : 1.0; }
 
 /* Binary search in a nondecreasing a[lo..hi): the first index whose
- * value is >= x (or > x when strictly), hi when there is none. The
- * searches on weights and coordinates (cuts, slabs, planes) are one of
- * these two, those on curve keys bal__part_first_key() below; cut_dp.c
+ * value is >= x (or > x when strictly), hi when there is none. One body
+ * for two element types: bal__part_first() on weights and coordinates
+ * (cuts, slabs, planes), bal__part_first_key() on curve keys; cut_dp.c
  * searches integer cuts. */
-static inline int64_t bal__part_first(const double *a, int64_t lo, int64_t hi, double x,
-                                      bool strictly) {
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (strictly ? a[mid] > x : a[mid] >= x)
-      hi = mid;
-    else
-      lo = mid + 1;
+#define BAL__PART_FIRST_FN(name, type)                                                      \
+  static inline int64_t name(const type *a, int64_t lo, int64_t hi, type x, bool strictly) { \
+    while (lo < hi) {                                                                       \
+      int64_t mid = lo + (hi - lo) / 2;                                                     \
+      if (strictly ? a[mid] > x : a[mid] >= x)                                              \
+        hi = mid;                                                                           \
+      else                                                                                  \
+        lo = mid + 1;                                                                       \
+    }                                                                                       \
+    return lo;                                                                              \
   }
-  return lo;
-}
-
-/* bal__part_first() on curve keys: the first index of the nondecreasing
- * keys[lo..hi) whose key is >= v (or > v when strictly), hi when none. */
-static inline int64_t bal__part_first_key(const uint64_t *keys, int64_t lo, int64_t hi,
-                                          uint64_t v, bool strictly) {
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (strictly ? keys[mid] > v : keys[mid] >= v)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
-}
+BAL__PART_FIRST_FN(bal__part_first, double)
+BAL__PART_FIRST_FN(bal__part_first_key, uint64_t)
+#undef BAL__PART_FIRST_FN
 
 /* cut1d.c: cut a chain of n costs (NULL = unit) into p parts with the best
  * bottleneck (bal_rebalance_cuts()); with ref and tol > 0, cuts whose
