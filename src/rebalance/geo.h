@@ -36,7 +36,7 @@ struct bal_rebalance_geo {
   int64_t loc_cap;
   /* gathered items (global index = displacement of the rank + local index):
    * coordinates and weights on rank 0, owners and new parts on every rank */
-  double *all_xyz, *all_w; /* rank 0 only (the others never allocate them) */
+  double *all_xyz, *all_w; /* never allocated on the other ranks */
   int *from, *part;
   int64_t all_cap;
   int *cnt, *dsp, *cnt_xyz, *dsp_xyz; /* size P, for the MPI_Gatherv to rank 0 */

@@ -44,33 +44,28 @@ static int share_partition(bal_rebalance_geo *g, int rc, int64_t total,
     for (int k = 0; k < P; k++) g->load[k] = 0.0;
     for (int64_t i = 0; i < total; i++) g->load[g->part[i]] += g->all_w[i];
   }
+  int who = -1;
   if (MPI_Bcast(head, 2, MPI_INT64_T, 0, rb->comm) != MPI_SUCCESS) {
-    free(buf);
-    return BAL_EMPI;
-  }
-  if (head[0] != BAL_OK) { /* the root's code, everywhere */
-    free(buf);
-    if (head[0] == BAL_ENOMEM) rb->st.error_rank = 0; /* its memory, not the input */
-    if (rb->rank == 0) {
-      bal_partition_result_destroy(*res);
-      *res = NULL;
+    rc = BAL_EMPI;
+  } else if (head[0] != BAL_OK) { /* the root's code, everywhere */
+    rc = (int)head[0];
+    if (rc == BAL_ENOMEM) rb->st.error_rank = 0; /* its memory, not the input */
+  } else {
+    int err = rb->rank == 0 || (buf = malloc((size_t)head[1])) ? BAL_OK : BAL_ENOMEM;
+    if ((rc = bal__rebalance_agree(rb->comm, rb->rank, err, &who)) == BAL_OK) {
+      if (MPI_Bcast(buf, (int)head[1], MPI_BYTE, 0, rb->comm) != MPI_SUCCESS ||
+          MPI_Bcast(g->part, (int)total, MPI_INT, 0, rb->comm) != MPI_SUCCESS ||
+          MPI_Bcast(g->load, P, MPI_DOUBLE, 0, rb->comm) != MPI_SUCCESS)
+        rc = BAL_EMPI;
+      else if (rb->rank != 0)
+        err = bal__partition_wire_unpack(buf, (size_t)head[1], total, g->from, g->part, res);
+      if (rc == BAL_OK) rc = bal__rebalance_agree(rb->comm, rb->rank, err, &who);
     }
-    return (int)head[0];
-  }
-  int err = rb->rank == 0 || (buf = malloc((size_t)head[1])) ? BAL_OK : BAL_ENOMEM, who = -1;
-  if ((rc = bal__rebalance_agree(rb->comm, rb->rank, err, &who)) == BAL_OK) {
-    if (MPI_Bcast(buf, (int)head[1], MPI_BYTE, 0, rb->comm) != MPI_SUCCESS ||
-        MPI_Bcast(g->part, (int)total, MPI_INT, 0, rb->comm) != MPI_SUCCESS ||
-        MPI_Bcast(g->load, P, MPI_DOUBLE, 0, rb->comm) != MPI_SUCCESS)
-      rc = BAL_EMPI;
-    else if (rb->rank != 0)
-      err = bal__partition_wire_unpack(buf, (size_t)head[1], total, g->from, g->part, res);
-    if (rc == BAL_OK) rc = bal__rebalance_agree(rb->comm, rb->rank, err, &who);
   }
   free(buf);
   if (rc != BAL_OK) {
     if (who >= 0) rb->st.error_rank = who;
-    bal_partition_result_destroy(*res);
+    bal_partition_result_destroy(*res); /* rank 0's, or a rebuilt copy */
     *res = NULL;
   }
   return rc;
