@@ -249,6 +249,14 @@ uint32_t bal__for_learn_steal_cut(const bal_loop *loop, const bal__for_segment *
   return cut > lo ? cut : hi;
 }
 
+int64_t bal__for_learn_chunk_ns(const bal_loop *loop, uint32_t dealt, int64_t floor_ns) {
+  double total = 0;
+  for (uint32_t j = 0; j < loop->blocks; j++) total += loop->cost[j];
+  double t = sqrt(2.0 * BAL__LEARN_CHUNK_COST_NS * total / (dealt ? dealt : 1));
+  if (!(t > (double)floor_ns)) return floor_ns;
+  return t < BAL__LEARN_MAX_CHUNK_NS ? (int64_t)t : BAL__LEARN_MAX_CHUNK_NS;
+}
+
 uint32_t bal__for_learn_chunk(const bal_loop *loop, uint32_t at, uint32_t k, int64_t target_ns) {
   uint32_t s = loop->block, n = 0;
   /* Only blocks whose units are predicted to cost a sizeable part of the

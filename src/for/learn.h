@@ -56,6 +56,10 @@
 /* A block whose units are each predicted to cost more than 1/this of the
  * adaptive chunk's target is taken in chunks sized by the prediction. */
 #define BAL__LEARN_HEAVY_UNIT 4.0
+/* What one chunk costs beyond its body (clock read, take, measurement),
+ * on a VM; and the longest chunk a learned call aims at. */
+#define BAL__LEARN_CHUNK_COST_NS 200.0
+#define BAL__LEARN_MAX_CHUNK_NS 200000
 
 struct bal_loop {
   atomic_bool busy;            /* a call is using the handle */
@@ -120,6 +124,13 @@ uint32_t bal__for_learn_steal_cut(const struct bal_loop *loop, const bal__for_se
  * k, cut before a block predicted heavy (units costing over target_ns /
  * BAL__LEARN_HEAVY_UNIT each) or, inside one, about target_ns worth
  * (adaptive chunks of a learned deal). */
+/* The adaptive chunk target of a learned call on `dealt` workers: the
+ * length that balances the per-chunk cost (a clock read, a take,
+ * the measurement: BAL__LEARN_CHUNK_COST_NS) against the work left
+ * unreachable at the end (half a chunk), sqrt(2 * cost * predicted time
+ * per worker), within [floor_ns, BAL__LEARN_MAX_CHUNK_NS]. */
+int64_t bal__for_learn_chunk_ns(const struct bal_loop *loop, uint32_t dealt, int64_t floor_ns);
+
 uint32_t bal__for_learn_chunk(const struct bal_loop *loop, uint32_t at, uint32_t k,
                               int64_t target_ns);
 

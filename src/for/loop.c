@@ -81,9 +81,9 @@ static void run_chunk(bal_pool *pool, bal__for_worker *w, const bal__for_segment
    * range or of a laggard's block, a piece a learned profile sized) says
    * nothing about the full size, and growing after every fast short piece
    * once let one chunk take milliseconds of work no thief could reach. */
-  if (dt < TARGET_CHUNK_NS / 2 && n >= w->chunk_units && w->chunk_units < BAL__RANGE_MAX_TAKE / 2)
+  if (dt < c->chunk_ns / 2 && n >= w->chunk_units && w->chunk_units < BAL__RANGE_MAX_TAKE / 2)
     w->chunk_units *= 2;
-  else if (dt > 2 * TARGET_CHUNK_NS && w->chunk_units > c->min_units)
+  else if (dt > 2 * c->chunk_ns && w->chunk_units > c->min_units)
     w->chunk_units = w->chunk_units / 2 > c->min_units ? w->chunk_units / 2 : c->min_units;
 }
 
@@ -203,7 +203,7 @@ static uint64_t drain_own(bal_pool *pool, bal__for_worker *w) {
       uint32_t lo = (uint32_t)word, hi = (uint32_t)(word >> 32), at;
       if (lo < hi && lo >= w->seg.begin && lo < w->seg.end) {
         piece(c, &w->seg, lo, lo + 1, &at);
-        k = bal__for_learn_chunk(c->learn, at, k, TARGET_CHUNK_NS);
+        k = bal__for_learn_chunk(c->learn, at, k, c->chunk_ns);
       }
     }
     if ((n = bal__for_range_take(mine, k, &first)) == 0) break;
@@ -396,6 +396,7 @@ int bal__for_run(bal_pool *pool, int64_t begin, int64_t end, int64_t grain, bal_
   uint64_t grain_units = grain == 0 ? 1 : ((uint64_t)grain + c->unit - 1) / c->unit;
   c->min_units = (uint32_t)(grain_units < BAL__RANGE_MAX_TAKE ? grain_units : BAL__RANGE_MAX_TAKE);
   c->adaptive = grain == 0;
+  c->chunk_ns = TARGET_CHUNK_NS;
   c->body = body;
   c->arg = arg;
 
@@ -423,6 +424,7 @@ int bal__for_run(bal_pool *pool, int64_t begin, int64_t end, int64_t grain, bal_
     bal__for_segment *segs = dealt <= 16 ? segs_on_stack : malloc(sizeof *segs * (size_t)dealt);
     if (segs) {
       c->learned = bal__for_learn_deal(learn, c->units, c->min_units, (uint32_t)dealt, segs);
+      if (c->learned) c->chunk_ns = bal__for_learn_chunk_ns(learn, (uint32_t)dealt, TARGET_CHUNK_NS);
       for (int i = 0; c->learned && i < dealt; i++) pool->workers[i].initial = segs[i];
       if (segs != segs_on_stack) free(segs);
     }

@@ -92,6 +92,7 @@ typedef struct bal__for_call {
   uint32_t units;      /* number of units in the loop */
   uint32_t min_units;  /* smallest piece taken or stolen, in units (>= 1) */
   bool adaptive;       /* grain 0: chunk sizes follow measured body cost */
+  int64_t chunk_ns;    /* adaptive chunks aim at this many ns of body time */
   bal__for_layout layout; /* the initial deal, in units of min_units */
   struct bal_loop *learn; /* bal_for_learn(): measure into it (else NULL) */
   bool learned;           /* dealt by its profile: workers' segments are

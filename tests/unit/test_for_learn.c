@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -489,6 +490,30 @@ static void misuse_gets_error_codes(void **state) {
   bal_pool_destroy(pool);
 }
 
+/* The chunk target of a learned call grows with the predicted time per
+ * worker (sqrt(2 * per-chunk cost * time)), never below the one-shot
+ * target nor above the cap. */
+static void chunk_target_follows_the_predicted_time(void **state) {
+  (void)state;
+  enum { UNITS = 8192, WORKERS = 2 };
+  bal__for_segment segs[WORKERS];
+  /* 1 ns per block: far below the floor. */
+  bal_loop *loop = profile_loop(UNITS, WORKERS, 1, segs);
+  install(loop);
+  assert_int_equal(bal__for_learn_chunk_ns(loop, WORKERS, 20000), 20000);
+  /* 50 ms per worker: sqrt(2 * cost * 5e7). */
+  for (uint32_t j = 0; j < loop->blocks; j++) loop->cost[j] = (float)(1e8 / loop->blocks);
+  double want = sqrt(2.0 * BAL__LEARN_CHUNK_COST_NS * 5e7);
+  int64_t got = bal__for_learn_chunk_ns(loop, WORKERS, 20000);
+  assert_true(got > 20000 && fabs((double)got - want) < 0.01 * want);
+  /* Twice the workers: a shorter time each, a shorter chunk. */
+  assert_true(bal__for_learn_chunk_ns(loop, 2 * WORKERS, 20000) < got);
+  /* 100 s per worker: the cap. */
+  for (uint32_t j = 0; j < loop->blocks; j++) loop->cost[j] = (float)(2e11 / loop->blocks);
+  assert_int_equal(bal__for_learn_chunk_ns(loop, WORKERS, 20000), BAL__LEARN_MAX_CHUNK_NS);
+  bal_loop_destroy(loop);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(exactly_once_under_learning),
@@ -501,6 +526,7 @@ int main(void) {
       cmocka_unit_test(range_change_maps_the_profile),
       cmocka_unit_test(memory_is_bounded),
       cmocka_unit_test(misuse_gets_error_codes),
+      cmocka_unit_test(chunk_target_follows_the_predicted_time),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
