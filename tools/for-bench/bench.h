@@ -96,6 +96,11 @@ typedef struct result {
   double target_val; /* the targeted figure (NAN if its baseline is missing) */
   bal_for_stats stats; /* sum over workers, last bal_for run */
   double work_s;       /* the requested work of that run's (last) call */
+  /* Median over rounds of bal_for_learn's time over the bound of the work
+   * its items measured (busy): per call, the bound scaled by busy over the
+   * requested work, so a host slower than the calibration does not count
+   * against the schedule. */
+  double learn_vs_busy_bound;
 } result;
 
 /* The pool bal_for runs on, its grain, and whether to show progress (run.c). */

@@ -43,12 +43,14 @@ static inline uint64_t kernel_tiny(uint64_t x, int64_t i) {
 }
 
 /* Calibrated spin: a dependent integer recurrence of `iters` steps (a
- * multiplicative LCG has no closed form the compiler could substitute). */
-static inline uint64_t kernel_spin(uint64_t x, uint64_t iters) {
-  for (uint64_t k = 0; k < iters; k++)
-    x = x * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
-  return x;
-}
+ * multiplicative LCG has no closed form the compiler could substitute).
+ * Out of line, and the only copy every schedule and the calibration run:
+ * the rate of this four-instruction loop depends on where it lies (on the
+ * project's AMD EPYC guests an inlined copy that crossed a 32-byte boundary
+ * spun 5-10% slower than its aligned copies in other schedules and in the
+ * calibration, docs/BENCHMARKS.md). The call costs ~1 ns against items of
+ * hundreds of nanoseconds and more. */
+uint64_t kernel_spin(uint64_t x, uint64_t iters);
 
 /* Sleep for ns nanoseconds (relative, CLOCK_MONOTONIC; EINTR restarts). */
 static inline uint64_t kernel_sleep(uint64_t x, int64_t ns) {
@@ -83,6 +85,12 @@ static inline void bench_run_range(const bench_job *job, int64_t lo, int64_t hi,
  * 41 short timed runs (the best one is the least disturbed by other
  * tenants). */
 double kernel_calibrate_spin(void);
+/* The spin rate the pool's threads sustain together over bursts of 2 ms
+ * (what items of a long run see), starting from `guess`, the short-burst
+ * rate above: the best median of five groups of bursts. This is the rate
+ * for-bench converts requested nanoseconds with. */
+struct bal_pool;
+double kernel_calibrate_spin_sustained(struct bal_pool *pool, double guess);
 /* Nanoseconds per item of the tiny body, single thread, best of several. */
 double kernel_calibrate_tiny(void);
 

@@ -200,7 +200,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, PROG ": out of memory\n");
     return 1;
   }
-  double ipn = kernel_calibrate_spin();
+  double ipn = kernel_calibrate_spin_sustained(pool, kernel_calibrate_spin());
   double tiny_ns = kernel_calibrate_tiny();
   double overshoot_us = o.modes[MODE_SLEEP] ? kernel_sleep_overshoot_ns(1000000) * 1e-3 : NAN;
 

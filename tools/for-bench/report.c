@@ -64,7 +64,8 @@ void print_table(const options *o, int P, double ipn, double tiny_ns, double ove
         }
       }
       if (learn) {
-        printf("%-8s bal_for_learn / bound = %.3f", "", r->median_s[S_LEARN] / r->ideal_s);
+        printf("%-8s bal_for_learn / bound = %.3f (of the measured work: %.3f)", "",
+               r->median_s[S_LEARN] / r->ideal_s, r->learn_vs_busy_bound);
         if (r->best_learn >= 0)
           printf("; / best baseline (%s) = %.3f", sched_names[r->best_learn],
                  r->ratio_learn[r->best_learn]);
@@ -168,6 +169,7 @@ void print_json(const options *o, int P, double ipn, double tiny_ns, double over
     json_string(&j, "best_baseline_learn", r->best_learn >= 0 ? sched_names[r->best_learn] : NULL);
     json_double(&j, "learn_ratio_vs_best", r->best_learn >= 0 ? r->ratio_learn[r->best_learn] : NAN);
     json_double(&j, "learn_vs_bound", sched_avail[S_LEARN] ? r->median_s[S_LEARN] / r->ideal_s : NAN);
+    json_double(&j, "learn_vs_measured_bound", r->learn_vs_busy_bound);
     json_double(&j, "ideal_change_s", r->ideal_change_s);
     json_double(&j, "ideal_after_change_s", r->ideal_after_s);
     json_string(&j, "target",

@@ -90,9 +90,11 @@ typedef struct call_costs {
 } call_costs;
 
 /* One timed sequence of o->repeat calls of schedule s (bal_for_learn: with
- * one new bal_loop); t[c] receives call c's time. Checks that every item
- * ran exactly once in each call. */
-static void timed_run(int s, bench_job *job, const call_costs *calls, int ncalls, double *t) {
+ * one new bal_loop); t[c] receives call c's time and, for bal_for and
+ * bal_for_learn, busy[c] the summed time its bodies took (NAN for the
+ * others). Checks that every item ran exactly once in each call. */
+static void timed_run(int s, bench_job *job, const call_costs *calls, int ncalls, double *t,
+                      double *busy) {
   bal_loop *loop = NULL;
   if (s == S_LEARN && bal_loop_create(&loop) != BAL_OK) {
     fprintf(stderr, PROG ": out of memory\n");
@@ -107,6 +109,10 @@ static void timed_run(int s, bench_job *job, const call_costs *calls, int ncalls
     double t0 = bal__now_s();
     run_schedule(s, job, loop);
     t[c] = bal__now_s() - t0;
+    busy[c] = NAN;
+    bal_for_stats st;
+    if ((s == S_BAL || s == S_LEARN) && bal_for_last_stats(pool, -1, &st) == BAL_OK)
+      busy[c] = st.busy_seconds;
     int64_t items = 0;
     for (int k = 0; k < job->threads; k++) items += job->acc[k].items;
     if (items != job->n) {
@@ -225,7 +231,8 @@ void bench_one(const options *o, int P, int mode, workload_id wl, double iters_p
 
   int reps = (int)o->reps;
   static double times[S_COUNT][MAX_REPS], ratios[S_COUNT][MAX_REPS],
-      ratios_learn[S_COUNT][MAX_REPS], change[S_COUNT][MAX_REPS], after[S_COUNT][MAX_REPS];
+      ratios_learn[S_COUNT][MAX_REPS], change[S_COUNT][MAX_REPS], after[S_COUNT][MAX_REPS],
+      learn_busy_bound[MAX_REPS];
   int avail[S_COUNT], na = 0;
   for (int s = 0; s < S_COUNT; s++)
     if (sched_avail[s]) avail[na++] = s;
@@ -236,15 +243,23 @@ void bench_one(const options *o, int P, int mode, workload_id wl, double iters_p
     if (progress)
       fprintf(stderr, "\r%s %-8s round %d/%d ", mode_names[mode], workload_name(wl), round + 1,
               reps);
-    double t[S_COUNT], tc[MAX_REPEAT];
+    double t[S_COUNT], tc[MAX_REPEAT], busy[MAX_REPEAT];
     int order[S_COUNT];
     memcpy(order, avail, sizeof(int) * (size_t)na);
     if (round >= 0) shuffle(order, na, &order_state);
     for (int q = 0; q < na; q++) {
       int s = order[q];
       pause_ms(o->pause_ms);
-      timed_run(s, &job, calls, ncalls, tc);
+      timed_run(s, &job, calls, ncalls, tc, busy);
       t[s] = steady(tc, ncalls);
+      if (s == S_LEARN && round >= 0) {
+        /* The bound of the work the items really took in these calls:
+         * each call's bound scaled by its measured / requested work. */
+        double bound[MAX_REPEAT];
+        for (int c = 0; c < ncalls; c++)
+          bound[c] = (calls ? calls[c].ideal_s / calls[c].work_s : r->ideal_s / r->work_s) * busy[c];
+        learn_busy_bound[round] = steady(tc, ncalls) / steady(bound, ncalls);
+      }
       if (round >= 0) {
         change[s][round] = k >= 0 && k < ncalls ? tc[k] : NAN;
         after[s][round] = k >= 0 && k + 1 < ncalls ? tc[k + 1] : NAN;
@@ -270,6 +285,7 @@ void bench_one(const options *o, int P, int mode, workload_id wl, double iters_p
     if (sched_avail[S_LEARN]) trace_learn(mode, wl, &job, calls, ncalls, o->pause_ms);
   }
 
+  r->learn_vs_busy_bound = sched_avail[S_LEARN] ? bench_median(learn_busy_bound, reps) : NAN;
   r->best = r->best_learn = -1;
   for (int s = 0; s < S_COUNT; s++) {
     if (!sched_avail[s]) {
