@@ -16,9 +16,11 @@
 #   switch, 10 GB/s and 0.3 us within a node; ranks fill nodes in order.
 #   With one, HOSTFILE places the ranks (one host name per line) and
 #   CORE_SPEED (flop/s, default 2.4e9) must be its hosts' speed.
-# Environment (defaults): NX=1024 NY=768 RADIUS=128 HEAVY=8 STEPS=200
-#   CELL_TIME=1.2e-5 (seconds of simulated work per unit of cost: a rank's
-#   work about 54 ms per step at 256 ranks, as in heat_geo_live.sh)
+# Environment (defaults): NX=512 NY=384 RADIUS=64 HEAVY=8 STEPS=200
+#   CELL_TIME=4.8e-5 (seconds of simulated work per unit of cost: a rank's
+#   work about 54 ms per step at 256 ranks, as in heat_geo_live.sh; scale it
+#   by P/256 elsewhere). 1024 x 768 is not practical: a method's run at
+#   512 x 384 already takes 15+ minutes of simulation (docs/rebalance.md).
 #   WEIGHTS=given INTERVAL=0 (automatic period) METHODS="none hilbert ..."
 #   OUT=, SMPI_CFG="" (more --cfg=K:V settings for smpirun).
 # The SimGrid settings are those of `ballast simulate-dlb`
@@ -31,10 +33,10 @@
 # minutes at 256 ranks). The example's SMPI build also exchanges the
 # balancer's measurements with a blocking MPI_Allgather (main.c).
 set -euo pipefail
-[ $# -eq 2 ] || [ $# -eq 4 ] || { sed -n 12,24p "$0" >&2; exit 2; }
+[ $# -eq 2 ] || [ $# -eq 4 ] || { sed -n 12,26p "$0" >&2; exit 2; }
 bin=$1 P=$2
-NX=${NX:-1024} NY=${NY:-768} RADIUS=${RADIUS:-128} HEAVY=${HEAVY:-8} STEPS=${STEPS:-200}
-CELL_TIME=${CELL_TIME:-1.2e-5} WEIGHTS=${WEIGHTS:-given} INTERVAL=${INTERVAL:-0}
+NX=${NX:-512} NY=${NY:-384} RADIUS=${RADIUS:-64} HEAVY=${HEAVY:-8} STEPS=${STEPS:-200}
+CELL_TIME=${CELL_TIME:-4.8e-5} WEIGHTS=${WEIGHTS:-given} INTERVAL=${INTERVAL:-0}
 METHODS=${METHODS:-none hilbert morton rcb tensor staggered} CORE_SPEED=${CORE_SPEED:-2.4e9}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
