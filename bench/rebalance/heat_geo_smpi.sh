@@ -33,7 +33,7 @@
 # minutes at 256 ranks). The example's SMPI build also exchanges the
 # balancer's measurements with a blocking MPI_Allgather (main.c).
 set -euo pipefail
-[ $# -eq 2 ] || [ $# -eq 4 ] || { sed -n 12,26p "$0" >&2; exit 2; }
+[ $# -eq 2 ] || [ $# -eq 4 ] || { sed -n 12,25p "$0" >&2; exit 2; }
 bin=$1 P=$2
 NX=${NX:-512} NY=${NY:-384} RADIUS=${RADIUS:-64} HEAVY=${HEAVY:-8} STEPS=${STEPS:-200}
 CELL_TIME=${CELL_TIME:-4.8e-5} WEIGHTS=${WEIGHTS:-given} INTERVAL=${INTERVAL:-0}
