@@ -203,6 +203,15 @@ int main(int argc, char **argv) {
   cfg.hi[1] = pb->ny;
   cfg.partition.method = balance ? o.method : "rcb";
   cfg.measure.interval = o.interval;
+#ifdef BALLAST_SMPI
+  /* SimGrid SMPI implements MPI_Iallgather linearly (every rank sends to
+   * every rank, then waits on 2P requests): at 256 simulated ranks the
+   * pipelined exchange of measurements made each step cost minutes of
+   * simulation. The blocking exchange runs SMPI's selected MPI_Allgather
+   * (bruck in bench/rebalance/heat_geo_smpi.sh); decisions then act on
+   * this step's measurements rather than one iteration late. */
+  cfg.measure.pipelined = false;
+#endif
   bal_rebalance_geo_callbacks cb;
   cells_callbacks(&c, false, &cb); /* unit weights for the uniform start */
   bal_rebalance_geo *g = NULL;
