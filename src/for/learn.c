@@ -106,7 +106,9 @@ bool bal__for_learn_deal(bal_loop *loop, uint32_t units, uint32_t quantum, uint3
     resample(loop, units, s, k);
   double total = 0;
   for (uint32_t j = 0; j < loop->blocks; j++) total += loop->cost[j];
+  loop->dealt_ns = 0;
   if (loop->blocks && total > 0 && dealt > 1) {
+    loop->dealt_ns = total;
     /* Slice i ends at the block boundary whose prefix cost is nearest to
      * (i + 1) * total / dealt. */
     uint32_t j = 0, first = 0;
@@ -250,9 +252,7 @@ uint32_t bal__for_learn_steal_cut(const bal_loop *loop, const bal__for_segment *
 }
 
 int64_t bal__for_learn_chunk_ns(const bal_loop *loop, uint32_t dealt, int64_t floor_ns) {
-  double total = 0;
-  for (uint32_t j = 0; j < loop->blocks; j++) total += loop->cost[j];
-  double t = sqrt(2.0 * BAL__LEARN_CHUNK_COST_NS * total / (dealt ? dealt : 1));
+  double t = sqrt(2.0 * BAL__LEARN_CHUNK_COST_NS * loop->dealt_ns / (dealt ? dealt : 1));
   if (!(t > (double)floor_ns)) return floor_ns;
   return t < BAL__LEARN_MAX_CHUNK_NS ? (int64_t)t : BAL__LEARN_MAX_CHUNK_NS;
 }

@@ -70,6 +70,7 @@ struct bal_loop {
   float cost[BAL__LEARN_MAX_BLOCKS];
   /* The current call's measurement, same geometry as the call's deal. */
   uint32_t m_units, m_block, m_blocks;
+  double dealt_ns; /* the predicted cost the last deal split (0: none) */
   _Atomic uint64_t acc[BAL__LEARN_MAX_BLOCKS];
   bal_loop_info info;
 };
@@ -120,17 +121,18 @@ static inline uint32_t bal__for_learn_piece(const bal__for_segment *g, uint32_t 
 uint32_t bal__for_learn_steal_cut(const struct bal_loop *loop, const bal__for_segment *g,
                                   uint32_t lo, uint32_t hi, uint32_t q);
 
+/* The adaptive chunk target of the call the loop was just dealt for, on
+ * `dealt` workers: the length that balances the per-chunk cost (a clock
+ * read, a take, the measurement: BAL__LEARN_CHUNK_COST_NS) against the
+ * work left unreachable at the end (half a chunk), sqrt(2 * cost *
+ * predicted time per worker), within [floor_ns, BAL__LEARN_MAX_CHUNK_NS].
+ * The predicted total is the one bal__for_learn_deal split. */
+int64_t bal__for_learn_chunk_ns(const struct bal_loop *loop, uint32_t dealt, int64_t floor_ns);
+
 /* Units of a chunk starting at loop unit `at` (at most k, at least 1):
  * k, cut before a block predicted heavy (units costing over target_ns /
  * BAL__LEARN_HEAVY_UNIT each) or, inside one, about target_ns worth
  * (adaptive chunks of a learned deal). */
-/* The adaptive chunk target of a learned call on `dealt` workers: the
- * length that balances the per-chunk cost (a clock read, a take,
- * the measurement: BAL__LEARN_CHUNK_COST_NS) against the work left
- * unreachable at the end (half a chunk), sqrt(2 * cost * predicted time
- * per worker), within [floor_ns, BAL__LEARN_MAX_CHUNK_NS]. */
-int64_t bal__for_learn_chunk_ns(const struct bal_loop *loop, uint32_t dealt, int64_t floor_ns);
-
 uint32_t bal__for_learn_chunk(const struct bal_loop *loop, uint32_t at, uint32_t k,
                               int64_t target_ns);
 

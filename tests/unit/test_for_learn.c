@@ -490,8 +490,8 @@ static void misuse_gets_error_codes(void **state) {
   bal_pool_destroy(pool);
 }
 
-/* The chunk target of a learned call grows with the predicted time per
- * worker (sqrt(2 * per-chunk cost * time)), never below the one-shot
+/* The chunk target of a learned call (from the total its deal split)
+ * grows with the predicted time per worker (sqrt(2 * per-chunk cost * time)), never below the one-shot
  * target nor above the cap. */
 static void chunk_target_follows_the_predicted_time(void **state) {
   (void)state;
@@ -500,9 +500,11 @@ static void chunk_target_follows_the_predicted_time(void **state) {
   /* 1 ns per block: far below the floor. */
   bal_loop *loop = profile_loop(UNITS, WORKERS, 1, segs);
   install(loop);
+  assert_true(bal__for_learn_deal(loop, UNITS, 1, WORKERS, segs));
   assert_int_equal(bal__for_learn_chunk_ns(loop, WORKERS, 20000), 20000);
   /* 50 ms per worker: sqrt(2 * cost * 5e7). */
   for (uint32_t j = 0; j < loop->blocks; j++) loop->cost[j] = (float)(1e8 / loop->blocks);
+  assert_true(bal__for_learn_deal(loop, UNITS, 1, WORKERS, segs));
   double want = sqrt(2.0 * BAL__LEARN_CHUNK_COST_NS * 5e7);
   int64_t got = bal__for_learn_chunk_ns(loop, WORKERS, 20000);
   assert_true(got > 20000 && fabs((double)got - want) < 0.01 * want);
@@ -510,6 +512,7 @@ static void chunk_target_follows_the_predicted_time(void **state) {
   assert_true(bal__for_learn_chunk_ns(loop, 2 * WORKERS, 20000) < got);
   /* 100 s per worker: the cap. */
   for (uint32_t j = 0; j < loop->blocks; j++) loop->cost[j] = (float)(2e11 / loop->blocks);
+  assert_true(bal__for_learn_deal(loop, UNITS, 1, WORKERS, segs));
   assert_int_equal(bal__for_learn_chunk_ns(loop, WORKERS, 20000), BAL__LEARN_MAX_CHUNK_NS);
   bal_loop_destroy(loop);
 }

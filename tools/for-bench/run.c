@@ -90,9 +90,10 @@ typedef struct call_costs {
 } call_costs;
 
 /* One timed sequence of o->repeat calls of schedule s (bal_for_learn: with
- * one new bal_loop); t[c] receives call c's time and, for bal_for and
- * bal_for_learn, busy[c] the summed time its bodies took (NAN for the
- * others). Checks that every item ran exactly once in each call. */
+ * one new bal_loop); t[c] receives call c's time and, for bal_for_learn
+ * (the only schedule whose bound run.c scales by it), busy[c] the summed
+ * time its bodies took (NAN for the others). Checks that every item ran
+ * exactly once in each call. */
 static void timed_run(int s, bench_job *job, const call_costs *calls, int ncalls, double *t,
                       double *busy) {
   bal_loop *loop = NULL;
@@ -111,7 +112,7 @@ static void timed_run(int s, bench_job *job, const call_costs *calls, int ncalls
     t[c] = bal__now_s() - t0;
     busy[c] = NAN;
     bal_for_stats st;
-    if ((s == S_BAL || s == S_LEARN) && bal_for_last_stats(pool, -1, &st) == BAL_OK)
+    if (s == S_LEARN && bal_for_last_stats(pool, -1, &st) == BAL_OK)
       busy[c] = st.busy_seconds;
     int64_t items = 0;
     for (int k = 0; k < job->threads; k++) items += job->acc[k].items;
