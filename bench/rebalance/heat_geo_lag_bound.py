@@ -54,8 +54,13 @@ def partition(ballast, costs, nx, ny, parts, method, tmp):
             costs.byteswap()
         f.write(costs.tobytes())
     out = os.path.join(tmp, "parts.txt")
-    subprocess.run([ballast, "partition", "--method", method, "--parts", str(parts), "--out", out,
-                    grid], check=True, stdout=subprocess.DEVNULL)
+    try:
+        subprocess.run([ballast, "partition", "--method", method, "--parts", str(parts), "--out",
+                        out, grid], check=True, stdout=subprocess.DEVNULL)
+    except OSError as e:
+        sys.exit(f"heat_geo_lag_bound: {ballast}: {e.strerror}")
+    except subprocess.CalledProcessError as e:
+        sys.exit(f"heat_geo_lag_bound: `{ballast} partition` failed (exit {e.returncode})")
     with open(out) as f:
         head = f.readline().split()
         if head[:1] != ["ballast-parts"] or int(head[1]) != nx * ny:
@@ -87,6 +92,10 @@ def main():
     lags = [int(v) for v in a.lags.split(",")]
     if a.parts < 1 or a.period < 1 or a.every < 1 or min(lags) < 0:
         ap.error("parts, --period and --every must be >= 1, lags >= 0")
+    if a.nx < 1 or a.ny < 1 or a.steps < 1 or not a.radius > 0 or not a.heavy >= 0:
+        ap.error("--nx, --ny and --steps must be >= 1, --radius > 0, --heavy >= 0")
+    if a.parts > a.nx * a.ny:
+        ap.error(f"{a.parts} parts for {a.nx * a.ny} cells")
     field = lambda s: cell_costs(a.nx, a.ny, a.radius, a.heavy, a.steps, s)
     sums = {lag: [0.0, 0.0, 1.0] for lag in lags}  # sum avg, sum max, worst avg/max
     with tempfile.TemporaryDirectory() as tmp:
