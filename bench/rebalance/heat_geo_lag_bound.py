@@ -63,9 +63,10 @@ def partition(ballast, costs, nx, ny, parts, method, tmp):
         sys.exit(f"heat_geo_lag_bound: `{ballast} partition` failed (exit {e.returncode})")
     with open(out) as f:
         head = f.readline().split()
-        if head[:1] != ["ballast-parts"] or int(head[1]) != nx * ny:
-            sys.exit(f"{out}: not an assignment of {nx * ny} items")
-        return [int(line) for line in f]
+        owner = [int(line) for line in f]
+    if len(head) != 3 or head[0] != "ballast-parts" or len(owner) != nx * ny:
+        sys.exit(f"{out}: not an assignment of {nx * ny} items")
+    return owner
 
 
 def loads(owner, costs, parts):
@@ -100,8 +101,11 @@ def main():
     sums = {lag: [0.0, 0.0, 1.0] for lag in lags}  # sum avg, sum max, worst avg/max
     with tempfile.TemporaryDirectory() as tmp:
         made = {}  # partitions by the step whose costs made them
+        oldest = max(lags) + a.period  # no step uses a partition older than this
         for s in range(0, a.steps, a.every):
             now = field(s)
+            for old in [k for k in made if k < s - oldest]:
+                del made[old]
             for lag in lags:
                 # The partition step s runs on: made from the costs of the
                 # last decision step at or before s - lag.
@@ -110,14 +114,13 @@ def main():
                     continue
                 src -= src % a.period
                 if src not in made:
-                    made[src] = partition(a.ballast, field(src), a.nx, a.ny, a.parts, a.method, tmp)
+                    costs = now if src == s else field(src)
+                    made[src] = partition(a.ballast, costs, a.nx, a.ny, a.parts, a.method, tmp)
                 avg, mx = loads(made[src], now, a.parts)
                 t = sums[lag]
                 t[0] += avg
                 t[1] += mx
                 t[2] = min(t[2], avg / mx)
-            for old in [k for k in made if k < s - max(lags) - a.period]:
-                del made[old]
     print(f"# heat_geo cost field {a.nx} x {a.ny}, radius {a.radius:g}, heavy {a.heavy:g}, "
           f"{a.steps} steps, every {a.every}; {a.parts} parts by {a.method}, a partition every "
           f"{a.period} step(s)")

@@ -491,8 +491,8 @@ static void misuse_gets_error_codes(void **state) {
 }
 
 /* The chunk target of a learned call (from the total its deal split)
- * grows with the predicted time per worker (sqrt(2 * per-chunk cost * time)), never below the one-shot
- * target nor above the cap. */
+ * grows with the predicted time per worker (sqrt(2 * per-chunk cost *
+ * time)), never below the one-shot target nor above the cap. */
 static void chunk_target_follows_the_predicted_time(void **state) {
   (void)state;
   enum { UNITS = 8192, WORKERS = 2 };
