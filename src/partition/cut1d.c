@@ -27,7 +27,13 @@
  *   a part that grew has room depends on the field.
  * - blended: the cuts part of the way from the reference to the best cuts,
  *   c = ref + t (best - ref), with the smallest t (bisection) within B'.
- * O(n + p log n). */
+ * - nearest: of the cuttings within B' whose cuts lie in a band around the
+ *   reference ones, the one with the least sum of |c_k - ref_k|, exactly
+ *   (cut_band.c): where a part's excess must travel along the chain to
+ *   parts with room, the rules above move more cuts than needed.
+ * - dp: a few positions per cut that keep pieces whole under shifted
+ *   labels (cut_dp.c), seeded with the best so far.
+ * O(n + p log n), plus the band's bounded O(p D) (cut_band.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +161,10 @@ int bal__part_cut1d(int64_t n, const double *w, int p, const int64_t *ref, doubl
     for (int k = 0; k <= p; k++) b[k] = n - a[p - k];
     CONSIDER(b);
   }
+  /* the cuts nearest the current ones, exactly, in a band around them */
+  bool near = false;
+  if ((rc = bal__part_cut_band(pre, n, p, ref, cap, a, &near)) != BAL_OK) goto out;
+  if (near) CONSIDER(a);
   /* the few positions per cut that keep pieces whole under shifted labels */
   for (int round = 0; round < DP_ROUNDS; round++) {
     memcpy(a, cuts, row);

@@ -176,6 +176,14 @@ uint64_t bal__part_cut_key(const uint64_t *keys, int64_t n, int64_t j, uint64_t 
 int bal__part_cut_dp(const double *pre, int64_t n, int p, const int64_t *ref, double cap,
                      const int64_t *const *hints, int nhints, int64_t *c, bool *found);
 
+/* cut_band.c: a candidate of cut1d.c: of the cuttings with every piece's
+ * weight (prefix sums pre) within cap and cut k within a band of D items
+ * around ref[k] (D from a fixed budget of back pointers), the one with the
+ * least sum of |c[k] - ref[k]|; *found false when the band holds none.
+ * O(p D) time, at most 16 MiB. Returns BAL_OK or BAL_ENOMEM. */
+int bal__part_cut_band(const double *pre, int64_t n, int p, const int64_t *ref, double cap,
+                       int64_t *c, bool *found);
+
 /* chain_moves.c: items of a chain cut at ref (part m = [ref[m], ref[m+1]))
  * that change owner when it is cut at c instead (piece j = [c[j], c[j+1])),
  * with the labels following the chain, or (remap) after remap.c's greedy

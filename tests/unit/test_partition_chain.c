@@ -2,7 +2,9 @@
  * cuts moves without a pass over the items (chain_moves.c). Against the
  * count on the items themselves — piece and part of every item, REMAP's
  * relabelling by remap.c — on random chains with integer weights (so that
- * overlaps tie and the tie rules must agree) and zero weights. */
+ * overlaps tie and the tie rules must agree) and zero weights. And its
+ * band search (cut_band.c) finds the cuts nearest the current ones within
+ * the bound: against every cutting of short chains. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -85,9 +87,65 @@ static void counts_match_items(void **state) {
   free(scratch);
 }
 
+/* Every nondecreasing cutting of [0, n] into p pieces each within cap:
+ * the least sum of |c[k] - ref[k]| (-1: none fits). */
+static int64_t nearest_by_enumeration(const double *pre, int64_t n, int p, const int64_t *ref,
+                                      double cap, int k, int64_t *c, int64_t sum) {
+  if (k == p) return pre[n] - pre[c[p - 1]] <= cap ? sum : -1;
+  int64_t best = -1;
+  for (int64_t x = c[k - 1]; x <= n && pre[x] - pre[c[k - 1]] <= cap; x++) {
+    c[k] = x;
+    int64_t s = nearest_by_enumeration(pre, n, p, ref, cap, k + 1, c,
+                                       sum + (x > ref[k] ? x - ref[k] : ref[k] - x));
+    if (s >= 0 && (best < 0 || s < best)) best = s;
+  }
+  return best;
+}
+
+static void band_finds_the_nearest_cuts(void **state) {
+  (void)state;
+  enum { MAXN = 14, MAXP = 5 };
+  double pre[MAXN + 1];
+  int64_t ref[MAXP + 1], c[MAXP + 1], e[MAXP + 1];
+  bal__rng r;
+  bal__rng_seed(&r, 29);
+  int feasible = 0, infeasible = 0;
+  for (int round = 0; round < 4000; round++) {
+    int64_t n = 1 + (int64_t)bal__rng_below(&r, MAXN);
+    int p = 2 + (int)bal__rng_below(&r, MAXP - 1);
+    pre[0] = 0.0;
+    for (int64_t i = 0; i < n; i++) /* zeros, and ties of equal weights */
+      pre[i + 1] = pre[i] + (double)bal__rng_below(&r, 4);
+    random_cuts(&r, n, p, ref);
+    /* from below the average piece (nothing fits) to well above it */
+    double cap = pre[n] / p * (0.8 + 0.6 * (double)bal__rng_below(&r, 1000) / 1000.0);
+    bool found = true;
+    assert_int_equal(bal__part_cut_band(pre, n, p, ref, cap, c, &found), BAL_OK);
+    e[0] = 0;
+    int64_t best = nearest_by_enumeration(pre, n, p, ref, cap, 1, e, 0);
+    assert_int_equal(found, best >= 0);
+    if (!found) {
+      infeasible++;
+      continue;
+    }
+    feasible++;
+    int64_t sum = 0;
+    assert_int_equal(c[0], 0);
+    assert_int_equal(c[p], n);
+    for (int k = 0; k < p; k++) {
+      assert_true(c[k] <= c[k + 1]);
+      assert_true(pre[c[k + 1]] - pre[c[k]] <= cap);
+      sum += c[k] > ref[k] ? c[k] - ref[k] : ref[k] - c[k];
+    }
+    assert_int_equal(sum, best);
+  }
+  assert_true(feasible > 1000 && infeasible > 100);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(counts_match_items),
+      cmocka_unit_test(band_finds_the_nearest_cuts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,110 @@
+/* A candidate of cut1d.c: the cuts nearest the current ones, exactly, in a
+ * band around them.
+ *
+ * Of all cuttings whose every piece is within the bound and whose cut k
+ * lies within D items of the current cut k, the one with the least sum of
+ * |c_k - ref_k|: the items that change owner while labels follow the
+ * chain. The other candidates place each cut by a rule (clamp it, blend
+ * it, pick among a few positions); when a part gained weight its excess
+ * has to be passed along the chain to parts with room, and where the
+ * room lies decides how far each cut between must move, which only a
+ * search over all positions sees.
+ *
+ * Dynamic programming over the positions of each cut:
+ *   F_k(x) = |x - ref_k| + min { F_{k-1}(y) : y <= x, pre[x] - pre[y] <= cap }
+ * over y in cut k-1's band. Both ends of y's window only grow with x (the
+ * first y that fits is monotone in x), so a deque of increasing F gives
+ * each minimum in amortised O(1): O(p D) time, and p (2D + 1) 32-bit back
+ * pointers to read the cuts back. D is the largest half-width whose back
+ * pointers fit BAND_ENTRIES, so the cost is bounded whatever p: a band of
+ * about two average parts at p = 1,024 on 10^6 items, the whole chain at
+ * p = 16. Moves counted after REMAP can be fewer than the sum; cut1d.c
+ * counts them as the caller will and keeps this candidate only when it
+ * wins. */
+#include <stdlib.h>
+
+#include "partition_internal.h"
+
+/* Back pointers kept at most (4 bytes each: 16 MiB). */
+#define BAND_ENTRIES (INT64_C(1) << 22)
+
+static int64_t band_lo(const int64_t *ref, int k, int p, int64_t d) {
+  if (k == 0) return 0;
+  if (k == p) return ref[p];
+  return ref[k] - d > 0 ? ref[k] - d : 0;
+}
+
+static int64_t band_hi(const int64_t *ref, int k, int p, int64_t d, int64_t n) {
+  if (k == 0) return 0;
+  if (k == p) return ref[p];
+  return ref[k] + d < n ? ref[k] + d : n;
+}
+
+int bal__part_cut_band(const double *pre, int64_t n, int p, const int64_t *ref, double cap,
+                       int64_t *c, bool *found) {
+  *found = false;
+  if (p < 2 || n < 1 || ref[0] != 0 || ref[p] != n) return BAL_OK;
+  int64_t d = BAND_ENTRIES / (2 * (int64_t)p) - 1;
+  if (d > n) d = n;
+  if (d < 1) return BAL_OK; /* more parts than the budget's back pointers */
+  int64_t width = 2 * d + 1;
+  int32_t *back = malloc((size_t)(p + 1) * (size_t)width * sizeof *back);
+  int64_t *f_prev = malloc((size_t)width * sizeof *f_prev);
+  int64_t *f_cur = malloc((size_t)width * sizeof *f_cur);
+  int64_t *dq = malloc((size_t)width * sizeof *dq);
+  if (!back || !f_prev || !f_cur || !dq) {
+    free(back);
+    free(f_prev);
+    free(f_cur);
+    free(dq);
+    return BAL_ENOMEM;
+  }
+  const int64_t INF = INT64_MAX;
+  f_prev[0] = 0; /* cut 0 sits at 0 */
+  bool reachable = true;
+  for (int k = 1; k <= p && reachable; k++) {
+    int64_t pa = band_lo(ref, k - 1, p, d), pb = band_hi(ref, k - 1, p, d, n);
+    int64_t a = band_lo(ref, k, p, d), b = band_hi(ref, k, p, d, n);
+    int32_t *bk = back + (size_t)k * (size_t)width;
+    int64_t head = 0, tail = 0; /* deque of offsets y - pa, F increasing */
+    int64_t next = pa;          /* next y to push */
+    int64_t first = pa;         /* smallest y whose piece [y, x) fits */
+    reachable = false;
+    for (int64_t x = a; x <= b; x++) {
+      int64_t right = x < pb ? x : pb;
+      for (; next <= right; next++) {
+        int64_t v = f_prev[next - pa];
+        if (v == INF) continue;
+        while (tail > head && f_prev[dq[tail - 1]] >= v) tail--;
+        dq[tail++] = next - pa;
+      }
+      while (first < x && pre[x] - pre[first] > cap) first++;
+      while (tail > head && dq[head] + pa < first) head++;
+      if (tail == head || first > right) {
+        f_cur[x - a] = INF;
+        continue;
+      }
+      int64_t y = dq[head] + pa;
+      f_cur[x - a] = f_prev[dq[head]] + (x > ref[k] ? x - ref[k] : ref[k] - x);
+      bk[x - a] = (int32_t)(y - pa);
+      reachable = true;
+    }
+    int64_t *t = f_prev;
+    f_prev = f_cur;
+    f_cur = t;
+  }
+  if (reachable && f_prev[0] != INF) { /* cut p's band is the one position n */
+    *found = true;
+    int64_t x = ref[p];
+    for (int k = p; k >= 1; k--) {
+      c[k] = x;
+      x = band_lo(ref, k - 1, p, d) + back[(size_t)k * (size_t)width + (size_t)(x - band_lo(ref, k, p, d))];
+    }
+    c[0] = 0;
+  }
+  free(back);
+  free(f_prev);
+  free(f_cur);
+  free(dq);
+  return BAL_OK;
+}
