@@ -1,8 +1,11 @@
 /* bench_partition: bal_partition_compute() against Zoltan's RCB on the
  * same items (docs/BENCHMARKS.md, "partition: against Zoltan RCB on 10⁶
- * cells"). For the grid fields of fields.h (cells as points at their
- * centres, with weights) and clustered points, at each --parts:
- *   - load imbalance (max/avg) of every Ballast method and of Zoltan RCB;
+ * cells"), and Zoltan's Hilbert curve (HSFC) beside them: the curve
+ * partitioner of the library Ballast's curves are compared with. For the
+ * grid fields of fields.h (cells as points at their centres, with
+ * weights) and clustered points, at each --parts:
+ *   - load imbalance (max/avg) of every Ballast method and of Zoltan RCB
+ *     and HSFC;
  *   - halo as a ratio to Zoltan RCB's: cut faces of the grid
  *     (bal_partition_grid_quality), for points those with a point of
  *     another part within the tool's default cutoff (tools/partition);
@@ -32,11 +35,10 @@
 #include "core/clock.h"
 #include "fields.h"
 #include "partition/partition_tool.h"
-#include "zoltan_rcb.h"
+#include "zoltan_geom.h"
 
 #define PROG "bench_partition"
 #define MAX_LIST 16
-#define ZOLTAN "zoltan-rcb"
 
 typedef struct opts {
   int64_t nx, ny, points, reps;
@@ -157,14 +159,17 @@ static bool run_ballast(const opts *o, const items *it, const char *method, int 
   return measure(it, parts, part, fig);
 }
 
-static bool run_zoltan(const opts *o, const items *it, int parts, int *part, figures *fig) {
-  zrcb *z = zrcb_create(MPI_COMM_SELF, it->f.items, 2, it->coords, it->f.weight, parts, o->tol);
-  if (!z) return fprintf(stderr, PROG ": Zoltan set-up failed\n"), false;
+/* Zoltan's LB_METHOD `method` ("RCB", "HSFC") on the items. */
+static bool run_zoltan(const opts *o, const items *it, const char *method, int parts, int *part,
+                       figures *fig) {
+  zgeom *z = zgeom_create(MPI_COMM_SELF, method, it->f.items, 2, it->coords, it->f.weight, parts,
+                          o->tol);
+  if (!z) return fprintf(stderr, PROG ": Zoltan %s set-up failed\n", method), false;
   double t[64];
   bool ok = true;
-  for (int64_t r = 0; ok && r < o->reps; r++) ok = zrcb_run(z, part, &t[r]) == 0;
-  zrcb_destroy(z);
-  if (!ok) return fprintf(stderr, PROG ": Zoltan RCB failed (%d parts)\n", parts), false;
+  for (int64_t r = 0; ok && r < o->reps; r++) ok = zgeom_run(z, part, &t[r]) == 0;
+  zgeom_destroy(z);
+  if (!ok) return fprintf(stderr, PROG ": Zoltan %s failed (%d parts)\n", method, parts), false;
   fig->seconds = median(t, o->reps);
   return measure(it, parts, part, fig);
 }
@@ -173,17 +178,20 @@ static void row(const char *field, int parts, const char *method, const figures 
                 const figures *z) {
   double halo_ratio = z->halo > 0 ? (double)f->halo / (double)z->halo : NAN;
   double speed = z->seconds / f->seconds;
-  printf("%-9s %5d %-10s %9.4f %9lld %7.3f %4d %10.4f %7.2f\n", field, parts, method,
+  printf("%-9s %5d %-11s %9.4f %9lld %7.3f %4d %10.4f %7.2f\n", field, parts, method,
          f->imbalance, (long long)f->halo, halo_ratio, f->neighbors_max, f->seconds, speed);
 }
 
-/* Every method and Zoltan on one set of items, at every --parts. */
+/* Every method and Zoltan on one set of items, at every --parts; ratios
+ * (halo, speed) to Zoltan RCB's. */
 static bool quality(const opts *o, const items *it, const char *field, int *part) {
   for (int pi = 0; pi < o->nparts; pi++) {
     int parts = o->parts[pi];
-    figures z, b;
-    if (!run_zoltan(o, it, parts, part, &z)) return false;
-    row(field, parts, ZOLTAN, &z, &z);
+    figures z, h, b;
+    if (!run_zoltan(o, it, "RCB", parts, part, &z)) return false;
+    row(field, parts, "zoltan-rcb", &z, &z);
+    if (!run_zoltan(o, it, "HSFC", parts, part, &h)) return false;
+    row(field, parts, "zoltan-hsfc", &h, &z);
     for (int m = 0; m < o->nmethods; m++) {
       if (!run_ballast(o, it, o->methods[m], parts, part, &b)) return false;
       row(field, parts, o->methods[m], &b, &z);
@@ -272,7 +280,7 @@ static int bench(const opts *o) {
     printf("%lldx%lld cells\n", (long long)o->nx, (long long)o->ny);
   else
     printf("%lldx%lld cells; times: median of %lld calls; halo: cut faces (grids), points within "
-           "the default cutoff (points)\n%-9s %5s %-10s %9s %9s %7s %4s %10s %7s\n",
+           "the default cutoff (points)\n%-9s %5s %-11s %9s %9s %7s %4s %10s %7s\n",
            (long long)o->nx, (long long)o->ny, (long long)o->reps, "field", "parts", "method",
            "imbalance", "halo", "/zoltan", "nbmx", "seconds", "zoltan/x");
   for (int k = 0; ok && !o->moved_only && field_name(k); k++) {

@@ -1,12 +1,12 @@
-/* Zoltan RCB baseline (see zoltan_rcb.h). */
-#include "zoltan_rcb.h"
+/* Zoltan RCB and HSFC baselines (see zoltan_geom.h). */
+#include "zoltan_geom.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "baseline/zoltan_parts.h"
 
-struct zrcb {
+struct zgeom {
   struct Zoltan_Struct *zz;
   zparts_items items;
   int dims;
@@ -15,12 +15,12 @@ struct zrcb {
 
 static int num_geom(void *data, int *ierr) {
   *ierr = ZOLTAN_OK;
-  return ((zrcb *)data)->dims;
+  return ((zgeom *)data)->dims;
 }
 
 static void geom_multi(void *data, int ngid, int nlid, int nobj, ZOLTAN_ID_PTR gids,
                        ZOLTAN_ID_PTR lids, int dim, double *out, int *ierr) {
-  zrcb *z = data;
+  zgeom *z = data;
   (void)ngid;
   (void)nlid;
   (void)lids;
@@ -29,12 +29,12 @@ static void geom_multi(void *data, int ngid, int nlid, int nobj, ZOLTAN_ID_PTR g
   *ierr = ZOLTAN_OK;
 }
 
-zrcb *zrcb_create(MPI_Comm comm, int64_t n, int dims, const double *coord, const double *w,
-                  int parts, double tol) {
-  zrcb *z = calloc(1, sizeof *z);
+zgeom *zgeom_create(MPI_Comm comm, const char *method, int64_t n, int dims, const double *coord,
+                    const double *w, int parts, double tol) {
+  zgeom *z = calloc(1, sizeof *z);
   if (!z) return NULL;
-  *z = (zrcb){.items = {n, w}, .dims = dims, .coord = coord};
-  if (!(z->zz = zparts_create(comm, "RCB", parts, &z->items))) {
+  *z = (zgeom){.items = {n, w}, .dims = dims, .coord = coord};
+  if (!(z->zz = zparts_create(comm, method, parts, &z->items))) {
     free(z);
     return NULL;
   }
@@ -44,17 +44,17 @@ zrcb *zrcb_create(MPI_Comm comm, int64_t n, int dims, const double *coord, const
   rc |= Zoltan_Set_Num_Geom_Fn(z->zz, num_geom, z);
   rc |= Zoltan_Set_Geom_Multi_Fn(z->zz, geom_multi, z);
   if (rc != ZOLTAN_OK) {
-    zrcb_destroy(z);
+    zgeom_destroy(z);
     return NULL;
   }
   return z;
 }
 
-int zrcb_run(zrcb *z, int *part, double *seconds) {
+int zgeom_run(zgeom *z, int *part, double *seconds) {
   return zparts_run(z->zz, z->items.n, part, seconds);
 }
 
-void zrcb_destroy(zrcb *z) {
+void zgeom_destroy(zgeom *z) {
   if (!z) return;
   Zoltan_Destroy(&z->zz);
   free(z);
