@@ -1,5 +1,5 @@
 /* What the Zoltan baselines of the benchmarks share (bench/rebalance's
- * BLOCK, bench/partition's RCB): every object on the calling rank, one
+ * BLOCK, bench/partition's RCB and HSFC): every object on the calling rank, one
  * weight per object, `parts` global parts, and one list of every object's
  * part back, timed around Zoltan_LB_Partition alone. */
 #ifndef BENCH_BASELINE_ZOLTAN_PARTS_H

@@ -219,10 +219,9 @@ BAL_API const char *bal_partition_method_name(int i);
  *   tolerance from either end of the string; the current cuts moved part
  *   of the way to the best ones; the cuts with the least summed distance
  *   to the current ones, exactly, among cuts each within a band around
- *   its current place (about two average parts either way at P = 1,024 on
- *   10^6 items, anywhere at P = 16): within the band, the fewest items
- *   moved while labels follow the string; not an exact minimum after
- *   REMAP);
+ *   its current place (about 2^21 / (P + 3) items either way: two average
+ *   parts on 10^6 items, the whole string for short ones); not an exact
+ *   minimum of the items moved);
  *   "tensor"/"staggered" do the same with their planes when
  *   `prev` is given (the previous result of the same method, grid and
  *   domain; without it they partition afresh); "rcb" partitions afresh.

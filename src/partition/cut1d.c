@@ -27,10 +27,13 @@
  *   a part that grew has room depends on the field.
  * - blended: the cuts part of the way from the reference to the best cuts,
  *   c = ref + t (best - ref), with the smallest t (bisection) within B'.
- * - nearest: of the cuttings within B' whose cuts lie in a band around the
- *   reference ones, the one with the least sum of |c_k - ref_k|, exactly
- *   (cut_band.c): where a part's excess must travel along the chain to
- *   parts with room, the rules above move more cuts than needed.
+ * - nearest: of the cuttings within B', the one with the least sum of
+ *   |c_k - ref_k|, exactly (cut_band.c): no cut of it lies further from
+ *   its reference than the least sum of the candidates above, so a band of
+ *   that half-width holds it, and its search is cheap when they moved
+ *   little; past 16 MiB the band is narrower and the search exact only
+ *   within it. Where a part's excess must travel along the chain to parts
+ *   with room, the rules above move more cuts than needed.
  * - dp: a few positions per cut that keep pieces whole under shifted
  *   labels (cut_dp.c), seeded with the best so far.
  * O(n + p log n), plus the band's bounded O(p D) (cut_band.c). */
@@ -75,6 +78,13 @@ static void clamped(const double *pre, int64_t n, int p, const int64_t *ref, dou
   c[p] = n;
 }
 
+/* Sum of |c_k - ref_k|: how far the cuts moved. */
+static int64_t displacement(int p, const int64_t *ref, const int64_t *c) {
+  int64_t s = 0;
+  for (int k = 1; k < p; k++) s += c[k] > ref[k] ? c[k] - ref[k] : ref[k] - c[k];
+  return s;
+}
+
 static void blended(int p, const int64_t *ref, const int64_t *best, double t, int64_t *c) {
   for (int k = 0; k <= p; k++)
     c[k] = ref[k] + (int64_t)llround(t * (double)(best[k] - ref[k]));
@@ -114,10 +124,15 @@ int bal__part_cut1d(int64_t n, const double *w, int p, const int64_t *ref, doubl
   for (int64_t j = 0; j <= n; j++) rpre[j] = pre[n] - pre[n - j]; /* the chain reversed */
   double cap = best * (1.0 + tol);
   int64_t moved = bal__part_chain_moved(pre, p, ref, cuts, remap, scratch);
+  /* the least displacement of a candidate within the bound: the nearest
+   * cuts lie no further than that from ref, each */
+  int64_t span = displacement(p, ref, cuts);
   /* a candidate within the bound replaces the cuts when it moves fewer items */
 #define CONSIDER(x)                                                                           \
   do {                                                                                        \
     if (heaviest(pre, p, (x)) <= cap) {                                                       \
+      int64_t d_ = displacement(p, ref, (x));                                                 \
+      if (d_ < span) span = d_;                                                               \
       int64_t m_ = bal__part_chain_moved(pre, p, ref, (x), remap, scratch);                   \
       if (m_ < moved) {                                                                       \
         moved = m_;                                                                           \
@@ -161,9 +176,10 @@ int bal__part_cut1d(int64_t n, const double *w, int p, const int64_t *ref, doubl
     for (int k = 0; k <= p; k++) b[k] = n - a[p - k];
     CONSIDER(b);
   }
-  /* the cuts nearest the current ones, exactly, in a band around them */
+  /* the cuts nearest the current ones, exactly: within `span` of them
+   * each, unless that exceeds the band's memory */
   bool near = false;
-  if ((rc = bal__part_cut_band(pre, n, p, ref, cap, a, &near)) != BAL_OK) goto out;
+  if ((rc = bal__part_cut_band(pre, n, p, ref, cap, span, a, &near)) != BAL_OK) goto out;
   if (near) CONSIDER(a);
   /* the few positions per cut that keep pieces whole under shifted labels */
   for (int round = 0; round < DP_ROUNDS; round++) {

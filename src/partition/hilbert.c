@@ -14,10 +14,11 @@
 #include "partition_internal.h"
 #include "spread.h"
 
-/* The steps of the bit positions hi down to lo + 1. Inlined into callers
- * that pass a constant dim, so that the words stay in registers and the
- * loop over them unrolls: the keys of 10^6 items took 2.4x as long through
- * one copy for every dim. */
+/* The steps of the bit positions hi down to lo + 1. Always inlined, and
+ * every caller passes a constant dim, so that the words stay in registers
+ * and the loop over them unrolls: through one copy for every dim the keys
+ * of 10^6 items took 1.5-1.7x as long (a partition of them into 1,024
+ * parts 0.44 s against 0.26-0.30 s). */
 static inline __attribute__((always_inline)) void steps(int dim, uint32_t *x, int hi, int lo) {
   for (int j = hi; j > lo; j--) {
     uint32_t q = 1u << j, low = q - 1;
@@ -31,7 +32,8 @@ static inline __attribute__((always_inline)) void steps(int dim, uint32_t *x, in
   }
 }
 
-/* Gray code, bits below level l cleared, and the bits read into a key. */
+/* Gray code, bits below level l cleared, and the bits read into a key.
+ * Inlined like steps(). */
 static inline __attribute__((always_inline)) uint64_t finish(int dim, uint32_t *x, int l) {
   const uint32_t bottom = 1u << l;
   for (int i = 1; i < dim; i++) x[i] ^= x[i - 1];
@@ -111,8 +113,13 @@ static void hilbert_nbr_keys(int dim, const uint32_t *corner, int l, uint64_t *k
       uint32_t v = n[perm[h][i]] ^ (0u - ((refl[h] >> i) & 1u));
       y[i] = (x[i] & ~lowmask) | (v & lowmask);
     }
-    steps(dim, y, h, l);
-    keys[dir] = finish(dim, y, l);
+    if (dim == 2) {
+      steps(2, y, h, l);
+      keys[dir] = finish(2, y, l);
+    } else {
+      steps(3, y, h, l);
+      keys[dir] = finish(3, y, l);
+    }
   }
 }
 

@@ -17,6 +17,8 @@
  *                aligned blocks, the least summed perimeter (compact pieces)
  *   cut_dp.c     one of cut1d.c's candidates: a dynamic programme over a few
  *                positions per cut
+ *   cut_band.c   another: the cuts of least summed distance to the current
+ *                ones, exactly, each within a band around its current place
  *   chain_moves.c items moved between two cuttings of a chain (with REMAP)
  *   remap.c      greedy max-overlap relabelling
  *   neighbors.c  neighbour lists: the CSR of a list of touching pairs; touching
@@ -177,12 +179,17 @@ int bal__part_cut_dp(const double *pre, int64_t n, int p, const int64_t *ref, do
                      const int64_t *const *hints, int nhints, int64_t *c, bool *found);
 
 /* cut_band.c: a candidate of cut1d.c: of the cuttings with every piece's
- * weight (prefix sums pre) within cap and cut k within a band of D items
- * around ref[k] (D from a fixed budget of back pointers), the one with the
- * least sum of |c[k] - ref[k]|; *found false when the band holds none.
- * O(p D) time, at most 16 MiB. Returns BAL_OK or BAL_ENOMEM. */
+ * weight (prefix sums pre) within cap and cut k within d items of ref[k],
+ * the one with the least sum of |c[k] - ref[k]|; *found false when none
+ * is (or p < 2, n < 1, ref not from 0 to n). O(p d) time, p (2d + 1)
+ * 32-bit back pointers. bal__part_cut_band_d returns BAL_OK or
+ * BAL_ENOMEM; bal__part_cut_band takes d = want, or less so that a search
+ * takes at most 16 MiB, and without the memory reports nothing found
+ * (BAL_OK). */
+int bal__part_cut_band_d(const double *pre, int64_t n, int p, const int64_t *ref, double cap,
+                         int64_t d, int64_t *c, bool *found);
 int bal__part_cut_band(const double *pre, int64_t n, int p, const int64_t *ref, double cap,
-                       int64_t *c, bool *found);
+                       int64_t want, int64_t *c, bool *found);
 
 /* chain_moves.c: items of a chain cut at ref (part m = [ref[m], ref[m+1]))
  * that change owner when it is cut at c instead (piece j = [c[j], c[j+1])),
