@@ -53,17 +53,11 @@ int bal__part_cut_band_d(const double *pre, int64_t n, int p, const int64_t *ref
   /* a band is clipped to [0, n]: never wider than n + 1 positions */
   int64_t width = 2 * d + 1 < n + 1 ? 2 * d + 1 : n + 1;
   if ((int64_t)p * d >= INT32_MAX / 2) return BAL_OK; /* F would not fit 32 bits */
-  int32_t *back = malloc((size_t)p * (size_t)width * sizeof *back); /* row k - 1: cut k */
-  int32_t *f_prev = malloc((size_t)width * sizeof *f_prev);
-  int32_t *f_cur = malloc((size_t)width * sizeof *f_cur);
-  int32_t *dq = malloc((size_t)width * sizeof *dq);
-  if (!back || !f_prev || !f_cur || !dq) {
-    free(back);
-    free(f_prev);
-    free(f_cur);
-    free(dq);
-    return BAL_ENOMEM;
-  }
+  /* one block: p rows of back pointers (row k - 1: cut k), then the rows
+   * of F for cuts k - 1 and k and the deque */
+  int32_t *back = malloc(((size_t)p + 3) * (size_t)width * sizeof *back);
+  if (!back) return BAL_ENOMEM;
+  int32_t *f_prev = back + (size_t)p * (size_t)width, *f_cur = f_prev + width, *dq = f_cur + width;
   const int32_t INF = INT32_MAX;
   f_prev[0] = 0; /* cut 0 sits at 0 */
   bool reachable = true;
@@ -98,7 +92,7 @@ int bal__part_cut_band_d(const double *pre, int64_t n, int p, const int64_t *ref
     f_prev = f_cur;
     f_cur = t;
   }
-  if (reachable && f_prev[0] != INF) { /* cut p's band is the one position n */
+  if (reachable) { /* cut p's band is the one position n, and F reached it */
     *found = true;
     int64_t x = ref[p];
     for (int k = p; k >= 1; k--) {
@@ -109,9 +103,6 @@ int bal__part_cut_band_d(const double *pre, int64_t n, int p, const int64_t *ref
     c[0] = 0;
   }
   free(back);
-  free(f_prev);
-  free(f_cur);
-  free(dq);
   return BAL_OK;
 }
 
