@@ -22,9 +22,16 @@
 #         (built by smpicc) runs real code that SMPI times; its sequential
 #         time is its own 1-rank run under SMPI, and that time / nodes is
 #         the node cost given to `ballast simulate-uts --node-cost`. Both
-#         get the same MPI_Test/MPI_Iprobe cost (PROBE_COST s).
+#         get the same MPI_Test/MPI_Iprobe cost (PROBE_COST s). The peer's
+#         parallel runs get PEER_SMPI_ARGS (default "-i 90": it polls every
+#         90 nodes, about Ballast's check interval at SLICE; its default
+#         adaptive interval polls at every node while thieves ask, which
+#         SMPI charges a test each); its 1-rank run has its defaults.
+#         PRIVATIZATION=dlopen (a copy of the peer per rank; SMPI's mmap
+#         privatization remaps the globals at every switch between ranks).
 #   REPS=3  MPI_RANKS="1 2 3 4"  TREES="T1 T3"
 #   SMPI_RANKS="28 112"  SMPI_TREES="T1"  PROBE_COST=1e-6  SLICE=2e-5
+#   PEER_SMPI_ARGS="-i 90"  PRIVATIZATION=dlopen
 #   TIMEOUT=900         seconds one simulation may take before it is stopped
 # Output: OUT_DIR/raw.csv (one row per run, with `uptime`'s load), then
 # OUT_DIR/uts-peers.csv and .md (medians) and OUT_DIR/uts-peers.png;
@@ -40,6 +47,8 @@ REPS=${REPS:-3}
 MPI_RANKS=${MPI_RANKS:-"1 2 3 4"}
 TREES=${TREES:-"T1 T3"}
 SMPI_RANKS=${SMPI_RANKS:-"28 112"}
+PEER_SMPI_ARGS=${PEER_SMPI_ARGS:--i 90}
+PRIVATIZATION=${PRIVATIZATION:-dlopen}
 SMPI_TREES=${SMPI_TREES:-"T1"}
 PROBE_COST=${PROBE_COST:-1e-6}
 SLICE=${SLICE:-2e-5}
@@ -129,7 +138,7 @@ platform_for() { # P DIR
 
 # The peer under smpirun with simulate-uts's settings (tools/simulate-common/
 # simrun.c), except two that real code needs: its globals are privatized
-# (no -no-privatize) and its computation is timed (simulate-computation's
+# (PRIVATIZATION) and its computation is timed (simulate-computation's
 # default), every burst of it (cpu-threshold -1: a node costs less than
 # SMPI's default threshold of 1 us).
 peer_smpi() { # P PLATFORM_DIR LOG ARGS...
@@ -137,7 +146,7 @@ peer_smpi() { # P PLATFORM_DIR LOG ARGS...
   shift 3
   nice -n 19 /usr/bin/time -f "%e" -o "$log.time" timeout "$TIMEOUT" smpirun -np "$p" \
     -platform "$dir/platform.xml" -hostfile "$dir/hosts.txt" \
-    --cfg=smpi/host-speed:2.4e9f --cfg=smpi/cpu-threshold:-1 \
+    --cfg=smpi/privatization:"$PRIVATIZATION" --cfg=smpi/host-speed:2.4e9f --cfg=smpi/cpu-threshold:-1 \
     --cfg=smpi/coll-selector:default --cfg=smpi/bcast:binomial_tree --cfg=smpi/reduce:binomial \
     --cfg=smpi/allreduce:rdb --cfg=smpi/allgather:bruck --cfg=smpi/gather:ompi_binomial \
     --cfg=smpi/barrier:ompi_tree --cfg=smpi/grow-injected-times:no \
@@ -176,7 +185,7 @@ print(u["nodes"], u["time_s"], "%.4f" % u["efficiency"])')"
       row smpi "$tree" ballast "$p" "" 1 "$n" "$(awk -v n="$n" -v c="$cost" 'BEGIN {printf "%.6g", n * c}')" \
         "$tp" "$e" "$w" "$(load1)"
       # shellcheck disable=SC2086
-      if peer_smpi "$p" "$out/platform-$p" "$out/smpi-$tree-$p-peer.log" $args; then
+      if peer_smpi "$p" "$out/platform-$p" "$out/smpi-$tree-$p-peer.log" $args $PEER_SMPI_ARGS; then
         read -r n tp <<<"$(peer_parse "$out/smpi-$tree-$p-peer.log")"
         check_nodes "uts-mpi-ws (SMPI) $tree on $p" "$n" "$want"
         e=$(awk -v s="$seq" -v t="$tp" -v p="$p" 'BEGIN {printf "%.4f", s / (p * t)}')
