@@ -27,8 +27,9 @@
 #         90 nodes, about Ballast's check interval at SLICE; its default
 #         adaptive interval polls at every node while thieves ask, which
 #         SMPI charges a test each); its 1-rank run has its defaults.
-#         PRIVATIZATION=dlopen (a copy of the peer per rank; SMPI's mmap
-#         privatization remaps the globals at every switch between ranks).
+#         PRIVATIZATION=dlopen (a copy of the peer per rank: what SimGrid
+#         3.32's default selects on Linux; mmap, which remaps the globals at
+#         every switch between ranks, simulated it about half as fast).
 #   REPS=3  MPI_RANKS="1 2 3 4"  TREES="T1 T3"
 #   SMPI_RANKS="28 112"  SMPI_TREES="T1"  PROBE_COST=1e-6  SLICE=2e-5
 #   PEER_SMPI_ARGS="-i 90"  PRIVATIZATION=dlopen
