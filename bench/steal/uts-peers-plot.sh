@@ -46,7 +46,7 @@ panel() { # STUDY
   echo "set object 1 rect from $cores.5,0 to 4.5,1.1 fc rgb \"#eeeeee\" behind"
   panel mpi
   echo 'unset object 1; set title "SimGrid SMPI, 28-core nodes"; set xlabel "simulated ranks"'
-  echo 'set logscale x 2; set xrange [0.8:600]; set xtics auto'
+  echo 'set logscale x 2; set xrange [0.8:600]; set xtics auto; set key top right'
   panel smpi
   echo 'unset multiplot'
 } >"$dat/plot.gp"
