@@ -15,10 +15,10 @@
 #include "spread.h"
 
 /* The steps of the bit positions hi down to lo + 1. Always inlined, and
- * its one caller (steps_key) passes a constant dim, so that the words stay in registers
- * and the loop over them unrolls: through one copy for every dim a
- * partition of 10^6 cells into 1,024 parts took 1.6x as long (0.43 s
- * against 0.27 s; docs/BENCHMARKS.md). */
+ * its one caller (steps_key) passes a constant dim, so that the words
+ * stay in registers and the loop over them unrolls: through one copy for
+ * every dim a partition of 10^6 cells into 1,024 parts took 1.6x as long
+ * (0.43 s against 0.27 s; docs/BENCHMARKS.md). */
 static inline __attribute__((always_inline)) void steps(int dim, uint32_t *x, int hi, int lo) {
   for (int j = hi; j > lo; j--) {
     uint32_t q = 1u << j, low = q - 1;
