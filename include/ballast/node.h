@@ -81,7 +81,9 @@
  *    and passes every other SIGBUS to the handler installed before it, or
  *    ends the process as the default action would. A handler the
  *    application installs after attaching replaces it: a truncated
- *    registry then raises SIGBUS in the poll, as without the guard. What
+ *    registry then raises SIGBUS in the poll, as without the guard.
+ *    bal_node_manager_set()'s wait reads the process's progress with
+ *    pread, never a load, so it needs no handler and cannot fault. What
  *    is left: a shrink that lands inside a call that holds the lock, after
  *    its check, still raises SIGBUS in that call (a window of
  *    microseconds). Ballast never resizes a registry it created.

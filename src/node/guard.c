@@ -9,13 +9,10 @@
  * jumps out of a fault that happens inside the guarded load of this
  * thread, and hands every other SIGBUS to the handler that was there
  * before (node.h documents this). */
-#include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
-#include <stddef.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "node_internal.h"
 
@@ -74,22 +71,12 @@ int bal__node_guard_init(void) {
 #if BAL__TSAN
 /* Under TSan the guard cannot work: a handler's siglongjmp does not bring
  * the faulting thread back (measured: the load faults again and the
- * process dies), so the TSan build reads the counter with pread, which
+ * process dies), so the TSan build reads the counters with pread, which
  * returns short instead of faulting; ~100x slower, and TSan builds are
  * for finding races, not for speed. */
-static int pread_u64(const bal__node_map *map, off_t off, uint64_t *out) {
-  ssize_t n;
-  while ((n = pread(map->fd, out, sizeof *out, off)) < 0 && errno == EINTR) {
-  }
-  if (n < 0) return BAL_ESYS;
-  return n == (ssize_t)sizeof *out ? BAL_OK : BAL_EFORMAT;
-}
-
 int bal__node_load_gen(const bal__node_map *map, int32_t slot, uint64_t *out, uint64_t *lend) {
-  off_t off = (off_t)(offsetof(bal__node_shm, slot) + (size_t)slot * sizeof(bal__node_slot) +
-                      offsetof(bal__node_slot, gen));
-  int rc = pread_u64(map, off, out);
-  if (rc == BAL_OK && lend) rc = pread_u64(map, (off_t)offsetof(bal__node_shm, lend_gen), lend);
+  int rc = bal__node_read_u64(map, &map->shm->slot[slot].gen, out);
+  if (rc == BAL_OK && lend) rc = bal__node_read_u64(map, &map->shm->lend_gen, lend);
   return rc;
 }
 #else

@@ -129,12 +129,17 @@ int bal_node_manager_set(bal_node_manager *m, int64_t pid, const bal_node_mask *
   if (rc != BAL_OK || timeout_s == 0.0) return rc;
   /* Wait without the lock: the process stores `applied` when it polls. A
    * slot released meanwhile bumps gen past target but never `applied`.
-   * The size is checked before each load, so a registry truncated while we
-   * wait is BAL_EFORMAT (up to the window node_internal.h states). */
+   * `applied` is read with pread, not loaded: a registry truncated at any
+   * moment of the wait is BAL_EFORMAT, never SIGBUS (a size check before
+   * a load left a window between the two, hit under ASan in CI), and a
+   * manager installs no signal handler. A grown one is caught by the
+   * size check. */
   int64_t deadline = deadline_ns(timeout_s);
   for (;;) {
+    uint64_t applied;
     if ((rc = bal__node_check(&m->map)) != BAL_OK) return rc;
-    if (atomic_load_explicit(&s->slot[i].applied, memory_order_acquire) >= target) return BAL_OK;
+    if ((rc = bal__node_read_u64(&m->map, &s->slot[i].applied, &applied)) != BAL_OK) return rc;
+    if (applied >= target) return BAL_OK;
     if (bal__now_ns() >= deadline) return BAL_ETIMEDOUT;
     bal__sleep_ns(20000);
   }

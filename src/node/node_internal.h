@@ -138,6 +138,11 @@ void bal__node_close(bal__node_map *map);
 /* shm.c: BAL_OK if the object still has the registry's size, else
  * BAL_EFORMAT (BAL_ESYS if fstat fails). */
 int bal__node_check(const bal__node_map *map);
+/* shm.c: *field (a counter inside map's segment) read with pread, never
+ * a load: BAL_EFORMAT instead of SIGBUS if the segment no longer holds it,
+ * with no signal handler needed. A system call per read (~1 µs): for waits
+ * and for the TSan build, not for the poll's fast path. */
+int bal__node_read_u64(const bal__node_map *map, const _Atomic uint64_t *field, uint64_t *out);
 /* guard.c: install the process's SIGBUS guard (once; chained to the
  * handler before it). BAL_OK, or BAL_ESYS if sigaction failed. */
 int bal__node_guard_init(void);

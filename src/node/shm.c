@@ -109,6 +109,29 @@ int bal__node_check(const bal__node_map *map) {
   return (uint64_t)st.st_size == sizeof(bal__node_shm) ? BAL_OK : BAL_EFORMAT;
 }
 
+/* pread returns short past the end where a load would fault. The kernel's
+ * copy is not promised to be one 8-byte access, so a value stored during
+ * it could be read torn: it is read until two reads in a row agree (a
+ * torn read needs a store inside it, and the next read then sees the
+ * stored value whole unless yet another store lands inside that one). */
+int bal__node_read_u64(const bal__node_map *map, const _Atomic uint64_t *field, uint64_t *out) {
+  off_t off = (off_t)((const char *)field - (const char *)map->shm);
+  uint64_t prev = 0;
+  for (int n = 0;; n++) {
+    uint64_t v;
+    ssize_t got;
+    while ((got = pread(map->fd, &v, sizeof v, off)) < 0 && errno == EINTR) {
+    }
+    if (got < 0) return BAL_ESYS;
+    if (got != (ssize_t)sizeof v) return BAL_EFORMAT;
+    if (n > 0 && v == prev) {
+      *out = v;
+      return BAL_OK;
+    }
+    prev = v;
+  }
+}
+
 /* The lock waits in slices of LOCK_SLICE_NS and tries again after each.
  * A robust futex's owner that dies wakes one waiter; when that waiter dies
  * too before taking the lock (a process SIGKILLed with one thread holding

@@ -2,8 +2,8 @@
  * `truncate`): every call that maps it returns BAL_EFORMAT instead of
  * dying of SIGBUS, whether the shrink came before the call or, for
  * bal_node_poll's fast path (its SIGBUS guard) and bal_node_manager_set's
- * wait, while the call runs; the guard leaves every other SIGBUS to the
- * handler before it. The window node_internal.h leaves (a shrink inside a
+ * wait (its reads with pread), while the call runs; the guard leaves every
+ * other SIGBUS to the handler before it. The window node_internal.h leaves (a shrink inside a
  * locked operation) is not exercised: it would crash, as documented. */
 #include <fcntl.h>
 #include <pthread.h>
@@ -165,11 +165,34 @@ static void shrunk_while_polling(void **state) {
   }
 }
 
+/* The read the waits use (pread, not a load) refuses a counter the shrink
+ * cut off and reads one it left, whatever the size, with no handler. */
+static void read_u64_after_shrink(void **state) {
+  (void)state;
+  char name[64];
+  assert_int_equal(node_test_registry(name, 4), BAL_OK);
+  bal__node_map map;
+  assert_int_equal(bal__node_open(name, &map), BAL_OK);
+  const _Atomic uint64_t *first = &map.shm->slot[0].applied;
+  const _Atomic uint64_t *last = &map.shm->slot[BAL_NODE_MAX_PROCS - 1].applied;
+  uint64_t v = 1;
+  assert_int_equal(bal__node_read_u64(&map, last, &v), BAL_OK);
+  assert_int_equal(v, 0);
+  finish(resize_later(name, (off_t)offsetof(bal__node_shm, slot[1]), false, 0));
+  assert_int_equal(bal__node_read_u64(&map, first, &v), BAL_OK);
+  assert_int_equal(bal__node_read_u64(&map, last, &v), BAL_EFORMAT);
+  finish(resize_later(name, 0, false, 0));
+  assert_int_equal(bal__node_read_u64(&map, first, &v), BAL_EFORMAT);
+  bal__node_close(&map);
+  assert_int_equal(bal_node_registry_destroy(name), BAL_OK);
+}
+
 /* A manager waiting in bal_node_manager_set for a process that never
- * polls, while another process truncates the object. */
+ * polls, while another process truncates the object at moments spread
+ * over the wait's 20 µs turns. */
 static void shrunk_while_waiting(void **state) {
   (void)state;
-  for (int round = 0; round < 5; round++) {
+  for (int round = 0; round < 20; round++) {
     char name[64];
     assert_int_equal(node_test_registry(name, 4), BAL_OK);
     node_child c;
@@ -180,7 +203,7 @@ static void shrunk_while_waiting(void **state) {
     bal_node_mask one;
     bal_node_mask_zero(&one);
     bal_node_mask_add(&one, 0, 0);
-    pid_t r = resize_later(name, 0, false, 20000000 + 5000000 * round);
+    pid_t r = resize_later(name, 0, false, 20000000 + 1237000 * round);
     int64_t t0 = bal__now_ns();
     assert_int_equal(bal_node_manager_set(m, c.pid, &one, 30.0), BAL_EFORMAT);
     assert_true(bal__now_ns() - t0 < 10000000000); /* not the timeout */
@@ -247,6 +270,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(shrunk_before_the_call),
       cmocka_unit_test(shrunk_while_polling),
+      cmocka_unit_test(read_u64_after_shrink),
       cmocka_unit_test(shrunk_while_waiting),
       cmocka_unit_test(other_faults_are_not_caught),
   };
