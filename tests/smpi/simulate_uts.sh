@@ -50,6 +50,15 @@ json=$("$bin" --ranks 4 -t 1 -a 3 -d 2 -b 4 -r 19 --work-per-rank 1e5 --json) ||
   fail "a node cost of hours: the run failed"
 jq -e '.uts.node_cost_s > 100 and .uts.poll_interval_s == 1 and .uts.backoff_max_s == 60 and
   .uts.efficiency > 0' <<<"$json" >/dev/null || fail "capped time constants: $json"
+# SMPI's CPU timers are stubbed out by default (simrun.c); the simulated
+# run is the same one with them (--smpi-timers), to the last bit.
+run_t1() { "$bin" --ranks 8 -t 1 -a 3 -d 8 -b 4 -r 19 --work-per-rank 0.05 --slice 1e-4 --json "$@"; }
+stub=$(run_t1) || fail "stubbed timers: the simulation failed"
+timed=$(run_t1 --smpi-timers) || fail "--smpi-timers: the simulation failed"
+jq -e '.simulation.smpi_cpu_timers == false' <<<"$stub" >/dev/null || fail "stub not used: $stub"
+jq -e '.simulation.smpi_cpu_timers == true' <<<"$timed" >/dev/null || fail "--smpi-timers: $timed"
+[ "$(jq -c 'del(.simulation)' <<<"$stub")" = "$(jq -c 'del(.simulation)' <<<"$timed")" ] ||
+  fail "the stub changed the simulation: $stub against $timed"
 # The SMPI program only runs under smpirun: it is not a `ballast` subcommand.
 [ ! -e "$(dirname "$bin")/ballast-uts-smpi" ] || fail "ballast-uts-smpi next to ballast"
 

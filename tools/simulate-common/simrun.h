@@ -27,6 +27,7 @@ typedef struct sim_opts {
   sim_platform plat;
   int64_t ranks, cores; /* parsed into plat by sim_opts_finish() */
   bool ranks_given, keep;
+  bool smpi_timers; /* --smpi-timers: leave SMPI's CPU timers as they are (simrun.c) */
   double probe_cost;
   const char *cfgs[SIM_MAX_ARGS]; /* --smpi-cfg K:V */
   int ncfgs;
@@ -68,7 +69,10 @@ bool sim_forward(const char *arg, void *ctx);
       CLI_DOUBLE("--probe-cost", "S", &(o)->probe_cost, 0, 1,                                 \
                  "simulated cost of an MPI_Iprobe/MPI_Test, s (default 0)"),                  \
       CLI_CUSTOM("--smpi-cfg", "K:V", (o), sim_parse_cfg,                                     \
-                 "extra SimGrid setting (repeatable), e.g. smpi/test:2e-6")
+                 "extra SimGrid setting (repeatable), e.g. smpi/test:2e-6"),                  \
+      CLI_BOOL("--smpi-timers", &(o)->smpi_timers,                                            \
+               "let SMPI read the CPU clock at every MPI call, as it does by default (the "    \
+               "same results, slower: the reads are unused here)")
 
 /* After cli_parse(): copies the machine into plat, checks that this
  * machine can start --ranks simulated ranks (vm.max_map_count, or
@@ -86,6 +90,7 @@ typedef struct sim_cost {
   double wall_s, peak_mb; /* peak PSS of the simulation (memwatch.h) */
   int status;             /* exit status, or 128 + signal */
   bool refused;           /* the program refused its flags before the run (said why) */
+  bool no_cpu_timer;      /* ran with smpi-no-cpu-timer.so preloaded (simrun.c) */
 } sim_cost;
 
 /* Writes the platform into a temporary directory, runs `smpirun -np 1
