@@ -304,7 +304,9 @@ bool sim_run(const char *prog, const sim_opts *o, const char *smpirun, const cha
   if (cost->no_cpu_timer) {
     const char *cur = getenv("LD_PRELOAD");
     if (cur) old_preload = strdup(cur);
-    int w = snprintf(preload, sizeof preload, "%s%s%s", stub, cur && *cur ? ":" : "", cur ? cur : "");
+    /* After what is there: a sanitizer's runtime must stay first, and a
+     * clock_gettime preloaded by the user (faketime) keeps precedence. */
+    int w = snprintf(preload, sizeof preload, "%s%s%s", cur ? cur : "", cur && *cur ? ":" : "", stub);
     cost->no_cpu_timer = w > 0 && (size_t)w < sizeof preload && (!cur || old_preload) &&
                          setenv("LD_PRELOAD", preload, 1) == 0;
   }
