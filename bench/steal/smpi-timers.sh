@@ -12,9 +12,11 @@
 #   UTS_RANKS=224    T3 (-t 0 -b 2000 -q 0.124875 -m 8 -r 42), 2 s of work per rank
 #   DLB_RANKS=448    DLB_Bench smallworld, 0.5 s of work and 20 tasks per rank
 set -euo pipefail
+export LC_ALL=C # printf's decimal point
 build=${1:?usage: smpi-timers.sh BUILD_DIR [OUT_DIR]}
 out=${2:-$(mktemp -d)}
 mkdir -p "$out"
+echo "# runs kept in $out"
 REPS=${REPS:-3}
 UTS_RANKS=${UTS_RANKS:-224}
 DLB_RANKS=${DLB_RANKS:-448}
@@ -41,8 +43,9 @@ for w in uts dlb; do
       fi
     done
   done
-  s=$(for f in "$out/$w"-stub-*.json; do jq .simulation.wall_s "$f"; done | median)
-  t=$(for f in "$out/$w"-timers-*.json; do jq .simulation.wall_s "$f"; done | median)
+  # This run's files only (a reused OUT_DIR may hold more from an earlier one).
+  s=$(for ((r = 1; r <= REPS; r++)); do jq .simulation.wall_s "$out/$w-stub-$r.json"; done | median)
+  t=$(for ((r = 1; r <= REPS; r++)); do jq .simulation.wall_s "$out/$w-timers-$r.json"; done | median)
   awk -v w="$w" -v s="$s" -v t="$t" \
     'BEGIN {printf "%s: median wall %.2f s stubbed, %.2f s with SMPI timers: %.2fx faster\n", w, s, t, t / s}'
 done

@@ -461,7 +461,10 @@ BAL_API int bal_node_manager_cpus(bal_node_manager *m, bal_node_cpu_info *out, i
  *         node, negative or non-finite timeout); BAL_ENOTFOUND (pid not
  *         registered, or dead); BAL_EBUSY (a CPU is held by another
  *         process); BAL_EFORMAT; BAL_ESYS; BAL_ETIMEDOUT (the mask is set
- *         but was not applied in time). Nothing changes on the other errors.
+ *         but was not applied in time). Nothing changes on the other
+ *         errors, except BAL_EFORMAT or BAL_ESYS during the wait (the
+ *         registry truncated, or a read failing, after the mask was set):
+ *         the mask is then set, as with BAL_ETIMEDOUT.
  * Thread-safety: safe, also against other managers and processes.
  */
 BAL_API int bal_node_manager_set(bal_node_manager *m, int64_t pid, const bal_node_mask *mask,

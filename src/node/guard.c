@@ -72,8 +72,10 @@ int bal__node_guard_init(void) {
 /* Under TSan the guard cannot work: a handler's siglongjmp does not bring
  * the faulting thread back (measured: the load faults again and the
  * process dies), so the TSan build reads the counters with pread, which
- * returns short instead of faulting; ~100x slower, and TSan builds are
- * for finding races, not for speed. */
+ * returns short instead of faulting: four system calls or more per poll
+ * (bal__node_read_u64 reads each counter until two reads agree), some
+ * hundred times slower, and TSan builds are for finding races, not for
+ * speed. */
 int bal__node_load_gen(const bal__node_map *map, int32_t slot, uint64_t *out, uint64_t *lend) {
   int rc = bal__node_read_u64(map, &map->shm->slot[slot].gen, out);
   if (rc == BAL_OK && lend) rc = bal__node_read_u64(map, &map->shm->lend_gen, lend);

@@ -105,14 +105,17 @@ typedef struct bal__node_shm {
  *
  * A shrink of the object under a live mapping (a participant with write
  * access running `truncate`) turns every access past the new end into
- * SIGBUS. Ballast never resizes a registry once created, and installs no
- * signal handler, so it checks instead: the descriptor stays open, and
- * every entry that touches the segment first checks its size with fstat
- * (bal__node_check, taken by bal__node_lock), except bal_node_poll's fast
- * path, where a system call would cost ~100x the poll: its one load runs
- * under a SIGBUS guard (guard.c). What this guarantees: a segment shrunk
- * (or grown) before a locked call is BAL_EFORMAT from that call, and
- * bal_node_poll's fast path never dies of a shrink. What it does not: a
+ * SIGBUS. Ballast never resizes a registry once created, so it checks
+ * instead: the descriptor stays open, and every entry that touches the
+ * segment first checks its size with fstat (bal__node_check, taken by
+ * bal__node_lock), except two. bal_node_poll's fast path, where a system
+ * call would cost ~100x the poll, runs its one load under a SIGBUS guard
+ * (guard.c), the only signal handler Ballast installs, and only in
+ * attached processes. bal_node_manager_set's wait reads the process's
+ * progress with pread (bal__node_read_u64), which cannot fault. What this
+ * guarantees: a segment shrunk (or grown) before a locked call is
+ * BAL_EFORMAT from that call, and neither the poll's fast path nor the
+ * manager's wait dies of a shrink at any moment. What it does not: a
  * shrink that lands inside a locked operation, after its check, still
  * faults there (a window of one operation, microseconds). ncpus and
  * is_virtual are copied at open so that reading them touches nothing. */
@@ -140,8 +143,9 @@ void bal__node_close(bal__node_map *map);
 int bal__node_check(const bal__node_map *map);
 /* shm.c: *field (a counter inside map's segment) read with pread, never
  * a load: BAL_EFORMAT instead of SIGBUS if the segment no longer holds it,
- * with no signal handler needed. A system call per read (~1 µs): for waits
- * and for the TSan build, not for the poll's fast path. */
+ * with no signal handler needed. Two system calls or more per read (~1 µs
+ * each; it reads until two reads agree): for waits and for the TSan
+ * build, not for the poll's fast path. */
 int bal__node_read_u64(const bal__node_map *map, const _Atomic uint64_t *field, uint64_t *out);
 /* guard.c: install the process's SIGBUS guard (once; chained to the
  * handler before it). BAL_OK, or BAL_ESYS if sigaction failed. */

@@ -8,29 +8,38 @@
  * launchers turn it off (costs are modelled, not measured), but SMPI reads
  * the clock all the same, and that clock is a system call: the vDSO
  * serves only the wall clocks. On a virtual machine a system call is
- * dear; a profile of T3L on 1,792 simulated ranks put 40% of the
- * simulation's CPU time in these reads (docs/BENCHMARKS.md, "SMPI's CPU
- * timers"). SimGrid has no setting to skip them, so this library stands in
- * for clock_gettime: the thread CPU clock reads as 0 (every benched
- * stretch is 0 s long, which nothing uses), every other clock is passed
- * to the C library's. Nothing in the simulated programs reads the thread
- * CPU clock (smpicc maps their clock_gettime to SMPI's simulated one).
+ * dear: without these reads simulations took 2.9-4.6x less wall time
+ * here (docs/BENCHMARKS.md, "SMPI's CPU timers"). SimGrid has no setting
+ * to skip them, so this library stands in for clock_gettime: the thread
+ * CPU clock reads as 0 (every benched stretch is 0 s long; the launchers'
+ * runs use none of them, and smpi/display-timing would report 0 s of
+ * computation), every other clock is passed to the C library's. Nothing
+ * in the simulated programs reads the thread CPU clock (smpicc maps their
+ * clock_gettime to SMPI's simulated one).
  *
  * Not part of libballast; built as a module only (tools/simulate-common). */
 #include <dlfcn.h>
 #include <errno.h>
-#include <stddef.h>
+#include <stdatomic.h>
 #include <time.h>
 
 typedef int clock_gettime_fn(clockid_t, struct timespec *);
 
-static clock_gettime_fn *next_clock_gettime;
+static _Atomic(clock_gettime_fn *) next_clock_gettime;
 
-/* Resolved at load, before smpimain starts its simulated ranks (a lazy
- * lookup would race when SimGrid runs contexts in parallel threads). */
-__attribute__((constructor)) static void find_next(void) {
-  /* POSIX's way to store dlsym's object pointer in a function pointer. */
-  *(void **)&next_clock_gettime = dlsym(RTLD_NEXT, "clock_gettime");
+/* The C library's clock_gettime. Looked up at the first call of another
+ * clock, which may come from a constructor that runs before this
+ * library's (a preloaded library's constructors run after those of the
+ * libraries the program links); dlsym is thread-safe, and two threads
+ * looking it up at once store the same pointer. */
+static clock_gettime_fn *next(void) {
+  clock_gettime_fn *f = atomic_load_explicit(&next_clock_gettime, memory_order_acquire);
+  if (!f) {
+    /* POSIX's way to store dlsym's object pointer in a function pointer. */
+    *(void **)&f = dlsym(RTLD_NEXT, "clock_gettime");
+    atomic_store_explicit(&next_clock_gettime, f, memory_order_release);
+  }
+  return f;
 }
 
 __attribute__((visibility("default"))) int clock_gettime(clockid_t id, struct timespec *tp) {
@@ -39,9 +48,10 @@ __attribute__((visibility("default"))) int clock_gettime(clockid_t id, struct ti
     tp->tv_nsec = 0;
     return 0;
   }
-  if (!next_clock_gettime) {
+  clock_gettime_fn *f = next();
+  if (!f) {
     errno = ENOSYS;
     return -1;
   }
-  return next_clock_gettime(id, tp);
+  return f(id, tp);
 }

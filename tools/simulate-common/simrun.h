@@ -85,6 +85,9 @@ int sim_opts_finish(sim_opts *o, const char *prog, const char *csv);
 
 /* The program at `rel` from this program's directory (executable). */
 bool sim_find_helper(const char *rel, char *out, size_t n);
+/* The file at `rel` from this program's directory, accessible for mode
+ * (access(2): R_OK, X_OK). */
+bool sim_find_beside(const char *rel, int mode, char *out, size_t n);
 
 typedef struct sim_cost {
   double wall_s, peak_mb; /* peak PSS of the simulation (memwatch.h) */
