@@ -219,6 +219,41 @@ static int check_flags(const char *prog, char **check, const char *dir) {
   return status;
 }
 
+/* SMPI reads the thread CPU clock twice per MPI call, a system call
+ * each, to time code it does not simulate here (simulate-computation is
+ * off): without them simulations took 2.9-4.6x less wall time here. The
+ * stub in no_cpu_timer.c answers those reads without the kernel; every
+ * simulated figure stays the same (docs/BENCHMARKS.md). Appends the stub
+ * to LD_PRELOAD for the processes started next, after what is there (a
+ * sanitizer's runtime must stay first, and a clock_gettime the user
+ * preloaded, faketime's, keeps precedence); *saved receives the old value
+ * for restore_preload() (NULL: there was none). False, and LD_PRELOAD
+ * untouched, without the stub (an incomplete install, or a path LD_PRELOAD
+ * cannot hold: it splits at spaces, tabs and colons): the run is then only
+ * slower, and --json says so. */
+static bool preload_stub(char **saved) {
+  char stub[PATH_MAX], preload[2 * PATH_MAX + 2];
+  *saved = NULL;
+  if (!sim_find_beside(SIM_NO_CPU_TIMER, R_OK, stub, sizeof stub) || strpbrk(stub, " :\t"))
+    return false;
+  const char *cur = getenv("LD_PRELOAD");
+  if (cur && !(*saved = strdup(cur))) return false;
+  int w = snprintf(preload, sizeof preload, "%s%s%s", cur ? cur : "", cur && *cur ? ":" : "", stub);
+  if (w > 0 && (size_t)w < sizeof preload && setenv("LD_PRELOAD", preload, 1) == 0) return true;
+  free(*saved);
+  *saved = NULL;
+  return false;
+}
+
+/* Puts back the LD_PRELOAD that preload_stub() replaced, and frees saved. */
+static void restore_preload(char *saved) {
+  if (saved)
+    setenv("LD_PRELOAD", saved, 1);
+  else
+    unsetenv("LD_PRELOAD");
+  free(saved);
+}
+
 bool sim_run(const char *prog, const sim_opts *o, const char *smpirun, const char *exe,
              char **out, sim_cost *cost) {
   *out = NULL;
@@ -296,26 +331,8 @@ bool sim_run(const char *prog, const sim_opts *o, const char *smpirun, const cha
   args[k++] = (char *)"--json";
   args[k] = NULL;
 
-  /* SMPI reads the thread CPU clock twice per MPI call, a system call
-   * each, to time code it does not simulate here (simulate-computation is
-   * off): without them simulations took 2.9-4.6x less wall time here. The
-   * stub in no_cpu_timer.c answers those reads without the kernel; every
-   * simulated figure stays the same (docs/BENCHMARKS.md). Without the stub
-   * (an incomplete install, or a path LD_PRELOAD cannot hold: it splits
-   * at spaces, tabs and colons) the run is only slower, and --json says so. */
-  char *old_preload = NULL, preload[2 * PATH_MAX + 2];
-  char stub[PATH_MAX];
-  cost->no_cpu_timer = !o->smpi_timers && sim_find_beside(SIM_NO_CPU_TIMER, R_OK, stub, sizeof stub) &&
-                       !strpbrk(stub, " :\t");
-  if (cost->no_cpu_timer) {
-    const char *cur = getenv("LD_PRELOAD");
-    if (cur) old_preload = strdup(cur);
-    /* After what is there: a sanitizer's runtime must stay first, and a
-     * clock_gettime preloaded by the user (faketime) keeps precedence. */
-    int w = snprintf(preload, sizeof preload, "%s%s%s", cur ? cur : "", cur && *cur ? ":" : "", stub);
-    cost->no_cpu_timer = w > 0 && (size_t)w < sizeof preload && (!cur || old_preload) &&
-                         setenv("LD_PRELOAD", preload, 1) == 0;
-  }
+  char *saved_preload = NULL;
+  cost->no_cpu_timer = !o->smpi_timers && preload_stub(&saved_preload);
 
   /* The program's flags first, on one rank. */
   char *check[2 * SIM_MAX_ARGS + 32];
@@ -330,13 +347,7 @@ bool sim_run(const char *prog, const sim_opts *o, const char *smpirun, const cha
   } else {
     ran = run_capture(prog, args, out, cost);
   }
-  if (cost->no_cpu_timer) {
-    if (old_preload)
-      setenv("LD_PRELOAD", old_preload, 1);
-    else
-      unsetenv("LD_PRELOAD");
-  }
-  free(old_preload);
+  if (cost->no_cpu_timer) restore_preload(saved_preload);
   if (!o->keep) {
     unlink(plat);
     unlink(hosts);
