@@ -35,7 +35,8 @@ wall() { # PROGRAM ARGS...: prints the wall seconds of one run
   t1=$(date +%s.%N)
   awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}'
 }
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+# shellcheck source=median.sh
+. "$(dirname "$0")/median.sh"
 
 printf '%-34s %10s %10s %8s\n' "run (median of $reps)" "old (s)" "new (s)" "new/old"
 for c in "${cases[@]}"; do

@@ -27,7 +27,8 @@ uts() { "$build/tools/ballast" simulate-uts --ranks "$UTS_RANKS" -t 0 -b 2000 -q
 dlb() { "$build/tools/ballast" simulate-dlb --ranks "$DLB_RANKS" --policy smallworld --work-per-rank 0.5 \
   --tasks-per-rank 20 --seed 1 --json "$@"; }
 
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+# shellcheck source=../median.sh
+. "$(dirname "$0")/../median.sh"
 
 for w in uts dlb; do
   for ((r = 1; r <= REPS; r++)); do
