@@ -33,7 +33,11 @@
 #   REPS=3  MPI_RANKS="1 2 3 4"  TREES="T1 T3"
 #   SMPI_RANKS="28 112"  SMPI_TREES="T1"  PROBE_COST=1e-6  SLICE=2e-5
 #   PEER_SMPI_ARGS="-i 90"  PRIVATIZATION=dlopen
-#   TIMEOUT=900         seconds one simulation may take before it is stopped
+#   TIMEOUT=900         seconds one simulation may take before it is stopped;
+#                       the peer's simulated clock is read with gdb
+#                       CLOCK_AHEAD=30 s before, and a stopped run's row
+#                       carries it as par_s: the table prints the bound
+#                       on its efficiency, seq / (P x par_s)
 # Output: OUT_DIR/raw.csv (one row per run, with `uptime`'s load), then
 # OUT_DIR/uts-peers.csv and .md (medians) and OUT_DIR/uts-peers.png;
 # beside them every Ballast run's JSON (mpi-ballast.jsonl, smpi-*.json)
@@ -143,8 +147,9 @@ platform_for() { # P DIR
 # default), every burst of it (cpu-threshold -1: a node costs less than
 # SMPI's default threshold of 1 us).
 peer_smpi() { # P PLATFORM_DIR LOG ARGS...
-  local p=$1 dir=$2 log=$3
+  local p=$1 dir=$2 log=$3 pid w st
   shift 3
+  rm -f "$log.clock"
   nice -n 19 /usr/bin/time -f "%e" -o "$log.time" timeout "$TIMEOUT" smpirun -np "$p" \
     -platform "$dir/platform.xml" -hostfile "$dir/hosts.txt" \
     --cfg=smpi/privatization:"$PRIVATIZATION" --cfg=smpi/host-speed:2.4e9f --cfg=smpi/cpu-threshold:-1 \
@@ -153,7 +158,41 @@ peer_smpi() { # P PLATFORM_DIR LOG ARGS...
     --cfg=smpi/barrier:ompi_tree --cfg=smpi/grow-injected-times:no \
     --cfg=smpi/iprobe:"$PROBE_COST" --cfg=smpi/test:"$PROBE_COST" \
     --log=root.thres:warning --log=xbt_cfg.thres:warning \
-    "$out/peer-smpi/uts-mpi-ws" "$@" >"$log" 2>&1 </dev/null
+    "$out/peer-smpi/uts-mpi-ws" "$@" >"$log" 2>&1 </dev/null &
+  pid=$!
+  clock_before_stop "$pid" "$log.clock" &
+  w=$!
+  st=0
+  wait "$pid" || st=$?
+  kill "$w" 2>/dev/null || true
+  wait "$w" 2>/dev/null || true
+  return "$st"
+}
+
+# The simulated clock of the smpimain below PID, read with gdb
+# (simgrid_get_clock()) CLOCK_AHEAD s before TIMEOUT stops the run, into
+# FILE: a run still going at simulated time t has efficiency below
+# seq / (P t), the bound the table prints for a stopped peer. Nothing is
+# written without gdb or when the run ends first.
+CLOCK_AHEAD=${CLOCK_AHEAD:-30}
+descendants() { # PID: its children, theirs, ...
+  local c
+  for c in $(pgrep -P "$1"); do echo "$c"; descendants "$c"; done
+}
+clock_before_stop() { # PID FILE
+  local s q
+  s=$((TIMEOUT > 2 * CLOCK_AHEAD ? TIMEOUT - CLOCK_AHEAD : TIMEOUT / 2))
+  trap 'kill "$q" 2>/dev/null; exit 0' TERM
+  sleep "$s" &
+  q=$!
+  wait "$q"
+  command -v gdb >/dev/null || return 0
+  for q in $(descendants "$1"); do
+    [ "$(cat "/proc/$q/comm" 2>/dev/null)" = smpimain ] || continue
+    # shellcheck disable=SC2016 # gdb's value history, not a shell variable
+    timeout 60 gdb -p "$q" -batch -ex 'call (double)simgrid_get_clock()' 2>/dev/null |
+      sed -n 's/^\$1 = //p' >"$2"
+  done
 }
 
 study_smpi() {
@@ -193,8 +232,11 @@ print(u["nodes"], u["time_s"], "%.4f" % u["efficiency"])')"
       else
         st=$?
         [ "$st" = 124 ] || { echo "uts-peers.sh: the peer failed on $p ranks (status $st): $out/smpi-$tree-$p-peer.log" >&2; exit 1; }
-        echo "uts-peers.sh: the peer did not finish $tree on $p simulated ranks in $TIMEOUT s: stopped"
-        n="" tp="" e=timeout
+        # the clock read before the stop, as its parallel time: a lower bound
+        tp=$(cat "$out/smpi-$tree-$p-peer.log.clock" 2>/dev/null || true)
+        echo "uts-peers.sh: the peer did not finish $tree on $p simulated ranks in $TIMEOUT s: stopped" \
+          "${tp:+at simulated time $tp or later}"
+        n="" e=timeout
       fi
       row smpi "$tree" peer "$p" "" 1 "$n" "$seq" "$tp" "$e" "$(tail -n 1 "$out/smpi-$tree-$p-peer.log.time")" "$(load1)"
     done
