@@ -85,6 +85,7 @@ module ballast_mpi
     type(c_ptr) :: trace_arg = c_null_ptr
     integer(c_int) :: workers = 0
     type(c_funptr) :: on_result = c_null_funptr ! a bal_steal_result_fn, via c_funloc
+    integer(c_int) :: idle_wait = 0
   end type bal_steal_config
 
   !> struct bal_steal_stats (ballast/steal.h).

@@ -205,6 +205,19 @@ typedef struct bal_steal_config {
   bal_steal_result_fn on_result; /**< receives the results of tasks spawned on
                                       this rank (bal_steal_spawn()); NULL (default)
                                       discards them */
+  int idle_wait;                 /**< 0 (default): a rank waiting for the reply to
+                                      its steal request polls every
+                                      poll_interval_s. 1: in POLL mode with one
+                                      worker and a policy without timers (not
+                                      "sharing"), it blocks in a receive from any
+                                      rank until a message comes (the reply, or a
+                                      request it answers at once). For simulators:
+                                      under SimGrid SMPI each poll is an event,
+                                      and thousands of waiting thieves cost more
+                                      than the work they simulate. Messages longer
+                                      than 4 KiB then travel after a header of
+                                      their own. Equal on every rank (the
+                                      protocol differs); 0 or 1. */
 } bal_steal_config;
 
 /** Largest bal_steal_config::workers. */

@@ -13,6 +13,29 @@
 #include "steal_internal.h"
 #include "transport.h"
 
+/* Act on one message from src (buf freed here). */
+static int dispatch(bal_steal *s, int src, int tag, void *buf, size_t len) {
+  int rc;
+  if (bal__steal_is_basic(tag, buf, len)) s->basic_recv++; /* Mattern's counters (terminate.c) */
+  if (tag == BAL__STEAL_TAG_REQ)
+    rc = bal__steal_handle_request(s, src);
+  else if (tag == BAL__STEAL_TAG_TASKS)
+    rc = bal__steal_handle_tasks(s, src, buf, len);
+  else if (tag == BAL__STEAL_TAG_RESULTS)
+    rc = bal__steal_handle_results(s, buf, len);
+  else if (tag == BAL__STEAL_TAG_PUSH)
+    rc = bal__steal_handle_push(s, buf, len);
+  else if (tag == BAL__STEAL_TAG_WAVE_UP || tag == BAL__STEAL_TAG_WAVE_DOWN)
+    rc = bal__steal_term_handle(s, src, tag, buf, len);
+  else if (tag >= BAL__STEAL_TAG_POLICY && tag < BAL__STEAL_TAG_POLICY + BAL__STEAL_POLICY_TAGS &&
+           s->policy->handle)
+    rc = s->policy->handle(s, src, tag, buf, len);
+  else
+    rc = BAL_EMPI;
+  free(buf);
+  return rc;
+}
+
 /* One round of communication; returns >0 if anything happened, 0 if idle,
  * or a negative error. */
 static int progress_once(bal_steal *s) {
@@ -25,24 +48,7 @@ static int progress_once(bal_steal *s) {
     if (rc < 0) return rc;
     if (rc == 0) break;
     act = 1;
-    if (bal__steal_is_basic(tag, buf, len)) s->basic_recv++; /* Mattern's counters (terminate.c) */
-    if (tag == BAL__STEAL_TAG_REQ)
-      rc = bal__steal_handle_request(s, src);
-    else if (tag == BAL__STEAL_TAG_TASKS)
-      rc = bal__steal_handle_tasks(s, src, buf, len);
-    else if (tag == BAL__STEAL_TAG_RESULTS)
-      rc = bal__steal_handle_results(s, buf, len);
-    else if (tag == BAL__STEAL_TAG_PUSH)
-      rc = bal__steal_handle_push(s, buf, len);
-    else if (tag == BAL__STEAL_TAG_WAVE_UP || tag == BAL__STEAL_TAG_WAVE_DOWN)
-      rc = bal__steal_term_handle(s, src, tag, buf, len);
-    else if (tag >= BAL__STEAL_TAG_POLICY && tag < BAL__STEAL_TAG_POLICY + BAL__STEAL_POLICY_TAGS &&
-             s->policy->handle)
-      rc = s->policy->handle(s, src, tag, buf, len);
-    else
-      rc = BAL_EMPI;
-    free(buf);
-    if (rc != BAL_OK) return rc;
+    if ((rc = dispatch(s, src, tag, buf, len)) != BAL_OK) return rc;
   }
 
   pthread_mutex_lock(&s->mu);
@@ -129,6 +135,26 @@ static void wait_ns(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t ns) {
   pthread_cond_timedwait(cv, mu, &ts);
 }
 
+/* idle_wait: whether this idle round (nothing received, nothing to run)
+ * may block until a message comes. Only a message can change anything
+ * then: the rank's request is out (no new one until its reply), its one
+ * worker is this thread (none can spawn or finish a task), no policy
+ * timer runs, and no result waits in a route buffer (an idle round
+ * flushed them all). */
+static bool may_wait_in_mpi(const bal_steal *s) {
+  return s->cfg.idle_wait && s->cfg.workers == 1 && s->outstanding && !s->policy->step && s->nactive == 0;
+}
+
+/* Block until one message comes, and act on it. */
+static int wait_in_mpi(bal_steal *s) {
+  int src, tag;
+  void *buf;
+  size_t len;
+  int rc = bal__tp_wait_msg(&s->tp, &src, &tag, &buf, &len);
+  if (rc <= 0) return rc;
+  return dispatch(s, src, tag, buf, len);
+}
+
 static int poll_loop(bal_steal *s) {
   s->idle_nap = 0;
   while (s->phase != BAL__STEAL_DONE) {
@@ -145,17 +171,22 @@ static int poll_loop(bal_steal *s) {
     }
     if (!act) {
       int64_t a = bal__now_ns();
-      int64_t nap = idle_nap(s);
-      if (nap > 0 && s->cfg.workers > 1) {
-        /* Another worker may spawn a task for this thread, or finish one
-         * (a result to send home; the worker, idle now, wants this thread
-         * to steal for it) at any moment: wait for its signal (prog_cv,
-         * spawn.c and exec.c) rather than sleep through it. */
-        pthread_mutex_lock(&s->mu);
-        if (bal__steal_q_size(s) == 0 && s->ndone == 0) wait_ns(&s->prog_cv, &s->mu, nap);
-        pthread_mutex_unlock(&s->mu);
-      } else if (nap > 0) {
-        bal__sleep_ns(nap);
+      if (may_wait_in_mpi(s)) {
+        int rc = wait_in_mpi(s);
+        if (rc < 0) return rc;
+      } else {
+        int64_t nap = idle_nap(s);
+        if (nap > 0 && s->cfg.workers > 1) {
+          /* Another worker may spawn a task for this thread, or finish one
+           * (a result to send home; the worker, idle now, wants this thread
+           * to steal for it) at any moment: wait for its signal (prog_cv,
+           * spawn.c and exec.c) rather than sleep through it. */
+          pthread_mutex_lock(&s->mu);
+          if (bal__steal_q_size(s) == 0 && s->ndone == 0) wait_ns(&s->prog_cv, &s->mu, nap);
+          pthread_mutex_unlock(&s->mu);
+        } else if (nap > 0) {
+          bal__sleep_ns(nap);
+        }
       }
       if (bal__steal_tasks_open(s)) {
         int64_t b = bal__now_ns();

@@ -47,7 +47,8 @@ static bool config_valid(const bal_steal_config *c) {
          bal__finite_nonneg(c->route_flush_s) && c->route_flush_s <= 3600.0 &&
          bal__finite_nonneg(c->poll_interval_s) &&
          c->poll_interval_s <= BAL_STEAL_MAX_POLL_INTERVAL_S &&
-         bal__finite_nonneg(c->backoff_max_s) && c->backoff_max_s <= BAL_STEAL_MAX_BACKOFF_S;
+         bal__finite_nonneg(c->backoff_max_s) && c->backoff_max_s <= BAL_STEAL_MAX_BACKOFF_S &&
+         (c->idle_wait == 0 || c->idle_wait == 1);
 }
 
 static int default_degree(int p) {
@@ -94,6 +95,7 @@ int bal_steal_create(MPI_Comm comm, const bal_steal_config *cfg, bal_steal **out
   if (MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN) != MPI_SUCCESS) goto fail;
   rc = bal__tp_init(&s->tp, s->comm);
   if (rc != BAL_OK) goto fail;
+  if (c.idle_wait) s->tp.split_above = BAL__STEAL_WAIT_BYTES;
   s->rank = s->tp.rank;
   s->size = s->tp.size;
   rc = BAL_ENOMEM;

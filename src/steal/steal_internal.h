@@ -98,6 +98,11 @@ enum {
 /* The idx of a spawned task: no id, its result goes to cfg.on_result. */
 #define BAL__STEAL_SPAWNED ((int64_t)-1)
 
+/* bal_steal_config::idle_wait: the largest message sent without a header
+ * announcing it, and the buffer a waiting rank receives into. Requests and
+ * empty replies are a few bytes; a theft of a few dozen small tasks fits. */
+#define BAL__STEAL_WAIT_BYTES ((size_t)4096)
+
 typedef struct bal__steal_task {
   int owner;
   int own_data; /* data was malloc'd here (stolen task) */

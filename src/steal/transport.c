@@ -11,9 +11,18 @@
 #include "core/clock.h"
 #include "core/rng.h"
 
-/* Tags of the barrier's messages and of simulated bulk (SMPI builds); the
- * balancer's own tags are small. */
-enum { TAG_BAR_UP = 0x7101, TAG_BAR_DOWN = 0x7102, TAG_BULK = 0x7103 };
+/* Tags of the barrier's messages, of simulated bulk (SMPI builds) and of
+ * the header announcing a long message (split_above); the balancer's own
+ * tags are small. */
+enum { TAG_BAR_UP = 0x7101, TAG_BAR_DOWN = 0x7102, TAG_BULK = 0x7103, TAG_LONG = 0x7104 };
+
+/* A long message's header: the tag and length of the message that follows
+ * it from the same sender (MPI keeps their order). */
+typedef struct long_hdr {
+  int32_t tag;
+  uint32_t pad;
+  uint64_t len;
+} long_hdr;
 
 #ifdef BALLAST_SMPI
 /* Simulated bulk travels in pieces of at most this many bytes, all from and
@@ -46,6 +55,7 @@ void bal__tp_free(bal__tp *tp) {
   for (size_t i = 0; i < tp->nsends; i++) free(tp->sends[i].buf);
   free(tp->sends);
   free(tp->peers);
+  free(tp->wait_buf);
 #ifdef BALLAST_SMPI
   if (tp->bulk_buf) SMPI_SHARED_FREE(tp->bulk_buf);
 #endif
@@ -59,7 +69,7 @@ void bal__tp_reset_stats(bal__tp *tp) {
 }
 
 /* Post one send; buf (owned) is freed once it completes, unless owned is 0. */
-static int post_send_buf(bal__tp *tp, int dest, int tag, void *buf, size_t len, int owned) {
+static int post_raw(bal__tp *tp, int dest, int tag, void *buf, size_t len, int owned) {
   if (len > INT_MAX) {
     if (owned) free(buf);
     return BAL_ERANGE;
@@ -82,6 +92,25 @@ static int post_send_buf(bal__tp *tp, int dest, int tag, void *buf, size_t len, 
   s->buf = owned ? buf : NULL;
   tp->nsends++;
   return BAL_OK;
+}
+
+/* post_raw, after a long_hdr when len is past split_above, so that a
+ * receiver waiting with a buffer of split_above bytes (bal__tp_wait_msg)
+ * never gets more than that unannounced. */
+static int post_send_buf(bal__tp *tp, int dest, int tag, void *buf, size_t len, int owned) {
+  if (tp->split_above && len > tp->split_above) {
+    long_hdr *h = malloc(sizeof *h);
+    int rc = BAL_ENOMEM;
+    if (h) {
+      *h = (long_hdr){.tag = tag, .len = len};
+      rc = post_raw(tp, dest, TAG_LONG, h, sizeof *h, 1);
+    }
+    if (rc != BAL_OK) {
+      if (owned) free(buf);
+      return rc;
+    }
+  }
+  return post_raw(tp, dest, tag, buf, len, owned);
 }
 
 static int post_send(bal__tp *tp, int dest, int tag, void *buf, size_t len) {
@@ -139,6 +168,77 @@ static int send_bar(bal__tp *tp, int dest, int tag) {
   return post_send(tp, dest, tag, e, sizeof *e);
 }
 
+/* Receive count bytes from src with tag into a new buffer (*b, NULL when
+ * count is 0), or into bulk_buf for simulated bulk (SMPI builds: the
+ * transfer is all that matters), *b then NULL. BAL_OK or a BAL_E* code. */
+static int recv_exact(bal__tp *tp, int src, int tag, size_t count, void **b) {
+  *b = NULL;
+  if (count > INT_MAX) return BAL_EMPI;
+  void *into = NULL;
+#ifdef BALLAST_SMPI
+  if (tag == TAG_BULK) {
+    if (!bulk_buf(tp)) return BAL_ENOMEM;
+    if (count > BULK_CHUNK) return BAL_EMPI;
+    into = tp->bulk_buf;
+  }
+#endif
+  if (!into && count > 0 && !(into = *b = malloc(count))) return BAL_ENOMEM;
+  if (fault(tp) || MPI_Recv(into, (int)count, MPI_BYTE, src, tag, tp->comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+    free(*b);
+    *b = NULL;
+    return BAL_EMPI;
+  }
+  return BAL_OK;
+}
+
+/* One message received whole (b owned, count bytes): receive the message a
+ * long header announces, absorb bulk and the barrier's messages, or hand
+ * it over. Returns 1 (handed over: the outputs are filled), 0 (absorbed)
+ * or a negative BAL_E* code; b is freed unless handed over. */
+static int take(bal__tp *tp, int src, int tag, void *b, size_t count, int *osrc, int *otag, void **obuf,
+                size_t *olen) {
+  if (tag == TAG_LONG) {
+    long_hdr h;
+    if (count != sizeof h) {
+      free(b);
+      return BAL_EMPI;
+    }
+    memcpy(&h, b, sizeof h);
+    free(b);
+    int rc = recv_exact(tp, src, h.tag, h.len, &b);
+    if (rc != BAL_OK) return rc;
+    tag = h.tag;
+    count = h.len;
+  }
+#ifdef BALLAST_SMPI
+  if (tag == TAG_BULK) {
+    free(b); /* NULL unless it came in the wait buffer's copy */
+    return 0;
+  }
+#endif
+  if (tp->delay_max_ns > 0)
+    bal__sleep_ns((int64_t)(bal__splitmix64(&tp->delay_rng) % (uint64_t)(tp->delay_max_ns + 1)));
+  if (tag == TAG_BAR_UP || tag == TAG_BAR_DOWN) {
+    int64_t e = 0;
+    if (count != sizeof e) {
+      free(b);
+      return BAL_EMPI;
+    }
+    memcpy(&e, b, sizeof e);
+    free(b);
+    if (tag == TAG_BAR_UP)
+      tp->bar_up[e & 1]++;
+    else
+      tp->bar_down[e & 1] = 1;
+    return 0;
+  }
+  *osrc = src;
+  *otag = tag;
+  *obuf = b;
+  *olen = count;
+  return 1;
+}
+
 int bal__tp_recv_msg(bal__tp *tp, int *src, int *tag, void **buf, size_t *len) {
   for (;;) {
     int flag = 0;
@@ -147,45 +247,32 @@ int bal__tp_recv_msg(bal__tp *tp, int *src, int *tag, void **buf, size_t *len) {
     if (!flag) return 0;
     int count = 0;
     if (MPI_Get_count(&st, MPI_BYTE, &count) != MPI_SUCCESS || count < 0) return BAL_EMPI;
-#ifdef BALLAST_SMPI
-    if (st.MPI_TAG == TAG_BULK) { /* simulated bulk: the transfer is all that matters */
-      if (!bulk_buf(tp)) return BAL_ENOMEM;
-      if ((size_t)count > BULK_CHUNK || fault(tp) ||
-          MPI_Recv(tp->bulk_buf, count, MPI_BYTE, st.MPI_SOURCE, TAG_BULK, tp->comm,
-                   MPI_STATUS_IGNORE) != MPI_SUCCESS)
-        return BAL_EMPI;
-      continue;
-    }
-#endif
-    void *b = NULL;
-    if (count > 0 && !(b = malloc((size_t)count))) return BAL_ENOMEM;
-    if (fault(tp) || MPI_Recv(b, count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, tp->comm, MPI_STATUS_IGNORE) !=
-        MPI_SUCCESS) {
-      free(b);
-      return BAL_EMPI;
-    }
-    if (tp->delay_max_ns > 0)
-      bal__sleep_ns((int64_t)(bal__splitmix64(&tp->delay_rng) % (uint64_t)(tp->delay_max_ns + 1)));
-    if (st.MPI_TAG == TAG_BAR_UP || st.MPI_TAG == TAG_BAR_DOWN) {
-      int64_t e = 0;
-      if (count != (int)sizeof e) {
-        free(b);
-        return BAL_EMPI;
-      }
-      memcpy(&e, b, sizeof e);
-      free(b);
-      if (st.MPI_TAG == TAG_BAR_UP)
-        tp->bar_up[e & 1]++;
-      else
-        tp->bar_down[e & 1] = 1;
-      continue;
-    }
-    *src = st.MPI_SOURCE;
-    *tag = st.MPI_TAG;
-    *buf = b;
-    *len = (size_t)count;
-    return 1;
+    void *b;
+    int rc = recv_exact(tp, st.MPI_SOURCE, st.MPI_TAG, (size_t)count, &b);
+    if (rc != BAL_OK) return rc;
+    rc = take(tp, st.MPI_SOURCE, st.MPI_TAG, b, (size_t)count, src, tag, buf, len);
+    if (rc != 0) return rc;
   }
+}
+
+int bal__tp_wait_msg(bal__tp *tp, int *src, int *tag, void **buf, size_t *len) {
+  if (!tp->split_above || tp->split_above > INT_MAX) return BAL_EINVAL;
+  if (!tp->wait_buf && !(tp->wait_buf = malloc(tp->split_above))) return BAL_ENOMEM;
+  MPI_Status st;
+  int count = 0;
+  if (fault(tp) || MPI_Recv(tp->wait_buf, (int)tp->split_above, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, tp->comm,
+                            &st) != MPI_SUCCESS ||
+      MPI_Get_count(&st, MPI_BYTE, &count) != MPI_SUCCESS || count < 0)
+    return BAL_EMPI;
+  void *b = NULL;
+#ifdef BALLAST_SMPI
+  if (st.MPI_TAG != TAG_BULK)
+#endif
+    if (count > 0) {
+      if (!(b = malloc((size_t)count))) return BAL_ENOMEM;
+      memcpy(b, tp->wait_buf, (size_t)count);
+    }
+  return take(tp, st.MPI_SOURCE, st.MPI_TAG, b, (size_t)count, src, tag, buf, len);
 }
 
 int bal__tp_progress(bal__tp *tp) {

@@ -28,6 +28,13 @@ typedef struct bal__tp {
   int npeers;
   int64_t messages, bytes;
   void *bulk_buf; /* SMPI builds: shared source/sink of simulated bulk bytes */
+  /* 0, or the largest message sent unannounced: a longer one goes after a
+   * header of its tag and length (set by bal_steal_create from
+   * bal_steal_config::idle_wait, so equal on every rank), which is what
+   * lets bal__tp_wait_msg receive from anyone into wait_buf (split_above
+   * bytes, allocated at its first call). */
+  size_t split_above;
+  void *wait_buf;
   /* non-blocking tree barrier (see transport.c) */
   int64_t epoch;   /* barriers started so far */
   int bar_up[2];     /* arrivals from children, by epoch parity */
@@ -67,6 +74,15 @@ int bal__tp_send_ctl(bal__tp *tp, int dest, int tag, void *buf, size_t len);
  * is malloc'd, NULL when *len is 0; the caller frees it), 0 if none is
  * pending, or a negative BAL_E* code. */
 int bal__tp_recv_msg(bal__tp *tp, int *src, int *tag, void **buf, size_t *len);
+/* Block until a message arrives (from any rank), then as bal__tp_recv_msg:
+ * 1 and the outputs, or 0 when it was the transport's own (bulk, a
+ * barrier message), or a negative BAL_E* code; BAL_EINVAL when
+ * split_above is 0. A blocking receive, not a probe: SMPI 3.32 implements
+ * MPI_Probe as a loop of probes, and a receive completed by MPI_Test
+ * stays in SimGrid's per-actor activity list (walked at every finished
+ * communication) until the rank ends, while one completed by
+ * MPI_Recv/MPI_Wait is removed. */
+int bal__tp_wait_msg(bal__tp *tp, int *src, int *tag, void **buf, size_t *len);
 
 /* Collective over the communicator: every rank contributes `bytes` bytes
  * from `mine`; `all` receives size * bytes, rank r's at r * bytes.

@@ -21,6 +21,8 @@
 
 static int rank, nranks;
 static bal_steal_progress mode = BAL_STEAL_PROGRESS_THREAD;
+/* "poll-wait": POLL mode with bal_steal_config::idle_wait on (make()). */
+static int idle_wait = 0;
 
 /* Task input: a header then payload bytes derived from (owner, idx). */
 typedef struct hdr {
@@ -174,6 +176,7 @@ static bal_steal *make(const char *pol, uint64_t seed) {
   c.progress = mode;
   c.seed = seed;
   c.sharing_group_size = 3; /* several sharing groups from 4 ranks on */
+  c.idle_wait = idle_wait;
   bal_steal *s = NULL;
   CHECK(bal_steal_create(MPI_COMM_WORLD, &c, &s) == BAL_OK);
   return s;
@@ -324,6 +327,8 @@ static void scenario_invalid(void) {
   BAD(workers, 0);
   BAD(workers, -1);
   BAD(workers, BAL_STEAL_MAX_WORKERS + 1);
+  BAD(idle_wait, 2);
+  BAD(idle_wait, -1);
   /* a valid balancer: bad arguments */
   s = make("smallworld", 1);
   int64_t id = 42;
@@ -648,6 +653,9 @@ static void spawn_run(uint64_t seed) {
   /* A quarter of the runs: thieves take the victim's whole queue. */
   if (mix(seed + 5) % 4 == 0) cfg.steal_fraction = 1.0;
   cfg.on_result = spawn_result;
+  /* Half the POLL runs: a thief waits for its reply inside MPI (it does
+   * with one worker and a policy without timers). */
+  cfg.idle_wait = mode == BAL_STEAL_PROGRESS_POLL && mix(seed + 6) % 2;
   spawn_ctx c;
   memset(&c, 0, sizeof c);
   pthread_mutex_init(&c.mu, NULL);
@@ -731,6 +739,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (argc > 2 && !strcmp(argv[2], "poll")) mode = BAL_STEAL_PROGRESS_POLL;
+  if (argc > 2 && !strcmp(argv[2], "poll-wait")) {
+    mode = BAL_STEAL_PROGRESS_POLL;
+    idle_wait = 1;
+  }
   if (mode == BAL_STEAL_PROGRESS_THREAD) CHECK(provided >= MPI_THREAD_FUNNELED);
   const char *sc = argv[1];
   if (!strcmp(sc, "invalid"))
@@ -756,7 +768,9 @@ int main(int argc, char **argv) {
   else
     CHECK(!"unknown scenario");
   MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 0) printf("test_steal %s (%s, %d ranks): ok\n", sc, mode == BAL_STEAL_PROGRESS_POLL ? "poll" : "thread", nranks);
+  if (rank == 0)
+    printf("test_steal %s (%s, %d ranks): ok\n", sc,
+           idle_wait ? "poll-wait" : mode == BAL_STEAL_PROGRESS_POLL ? "poll" : "thread", nranks);
   MPI_Finalize();
   return 0;
 }
