@@ -59,13 +59,19 @@ jq -e '.simulation.smpi_cpu_timers == false' <<<"$stub" >/dev/null || fail "stub
 jq -e '.simulation.smpi_cpu_timers == true' <<<"$timed" >/dev/null || fail "--smpi-timers: $timed"
 [ "$(jq -c 'del(.simulation)' <<<"$stub")" = "$(jq -c 'del(.simulation)' <<<"$timed")" ] ||
   fail "the stub changed the simulation: $stub against $timed"
+# A thief waiting in a blocking receive (--idle-wait mpi) searches the same
+# tree; the run reports the setting.
+waited=$(run_t1 --idle-wait mpi) || fail "--idle-wait mpi: the simulation failed"
+jq -e --argjson n "$(jq '.uts.nodes' <<<"$stub")" '.ok and .uts.idle_wait == "mpi" and .uts.nodes == $n and
+  .uts.efficiency > 0 and .uts.efficiency <= 1.0001' <<<"$waited" >/dev/null || fail "--idle-wait mpi: $waited"
+jq -e '.uts.idle_wait == "poll"' <<<"$stub" >/dev/null || fail "idle_wait not poll by default: $stub"
 # The SMPI program only runs under smpirun: it is not a `ballast` subcommand.
 [ ! -e "$(dirname "$bin")/ballast-uts-smpi" ] || fail "ballast-uts-smpi next to ballast"
 
 if "$bin" 2>"$tmp/err"; then fail "missing --ranks accepted"; fi
 grep -q -- "--ranks" "$tmp/err" || fail "error names --ranks"
 # UTS's flags reach UTS, which names them; the ones SMPI cannot run are refused.
-for bad in "--workers 2" "--progress thread" "--node-cost 2" "--slice 0" "--work-per-rank 0" \
+for bad in "--workers 2" "--progress thread" "--idle-wait yes" "--node-cost 2" "--slice 0" "--work-per-rank 0" \
   "--baseline-nodes 100" "--bogus" "-t 7"; do
   # shellcheck disable=SC2086
   if "$bin" --ranks 4 $bad 2>"$tmp/err" >/dev/null; then fail "$bad accepted"; fi

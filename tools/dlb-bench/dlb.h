@@ -32,6 +32,7 @@ typedef struct dlb_event {
 typedef enum { MODE_SPIN, MODE_SLEEP, MODE_SIMULATED } work_mode;
 /* The --work-mode names in work_mode order, NULL-terminated. */
 extern const char *const mode_names[];
+extern const char *const idle_wait_names[]; /* bal_steal_config::idle_wait 0, 1 */
 
 typedef struct opts {
   dlb_params prm;
@@ -44,6 +45,7 @@ typedef struct opts {
   double slice;
   double poll_interval;
   double backoff_max;
+  int idle_wait; /* index in idle_wait_names: bal_steal_config::idle_wait */
   int group_size;
   double estimate_error;
   int iterations;

@@ -30,6 +30,7 @@
 extern const char *const type_names[];
 extern const char *const shape_names[];
 extern const char *const progress_names[];
+extern const char *const idle_wait_names[]; /* bal_steal_config::idle_wait 0, 1 */
 
 typedef struct opts {
   uts_params prm;
@@ -37,6 +38,7 @@ typedef struct opts {
   const char *policy;
   double steal_fraction, poll_interval, backoff_max;
   int progress; /* index in progress_names */
+  int idle_wait; /* index in idle_wait_names: bal_steal_config::idle_wait */
   uint64_t seed;
   bool json;
   bool check_flags; /* SMPI build: check the flags, then exit */
