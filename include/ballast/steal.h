@@ -216,8 +216,11 @@ typedef struct bal_steal_config {
                                       and thousands of waiting thieves cost more
                                       than the work they simulate. Messages longer
                                       than 4 KiB then travel after a header of
-                                      their own. Equal on every rank (the
-                                      protocol differs); 0 or 1. */
+                                      their own (also where the setting has no
+                                      other effect: THREAD progress, several
+                                      workers, "sharing"). 0 or 1, equal on
+                                      every rank: bal_steal_create() returns
+                                      BAL_EINVAL on every rank otherwise. */
 } bal_steal_config;
 
 /** Largest bal_steal_config::workers. */

@@ -95,6 +95,13 @@ int bal_steal_create(MPI_Comm comm, const bal_steal_config *cfg, bal_steal **out
   if (MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN) != MPI_SUCCESS) goto fail;
   rc = bal__tp_init(&s->tp, s->comm);
   if (rc != BAL_OK) goto fail;
+  /* idle_wait changes the wire (long messages after a header): a rank
+   * without it would send a blocked one more than its buffer holds. */
+  int iw[2] = {c.idle_wait, -c.idle_wait}, all[2];
+  rc = BAL_EMPI;
+  if (MPI_Allreduce(iw, all, 2, MPI_INT, MPI_MAX, s->comm) != MPI_SUCCESS) goto fail;
+  rc = BAL_EINVAL;
+  if (all[0] != -all[1]) goto fail;
   if (c.idle_wait) s->tp.split_above = BAL__STEAL_WAIT_BYTES;
   s->rank = s->tp.rank;
   s->size = s->tp.size;

@@ -68,21 +68,27 @@ void bal__tp_reset_stats(bal__tp *tp) {
   tp->messages = tp->bytes = 0;
 }
 
+/* Room for k more sends; false when out of memory. */
+static bool reserve_sends(bal__tp *tp, size_t k) {
+  if (tp->nsends + k <= tp->capsends) return true;
+  size_t cap = tp->capsends ? 2 * tp->capsends : 16;
+  while (cap < tp->nsends + k) cap *= 2;
+  bal__tp_send *n = realloc(tp->sends, cap * sizeof *n);
+  if (!n) return false;
+  tp->sends = n;
+  tp->capsends = cap;
+  return true;
+}
+
 /* Post one send; buf (owned) is freed once it completes, unless owned is 0. */
 static int post_raw(bal__tp *tp, int dest, int tag, void *buf, size_t len, int owned) {
   if (len > INT_MAX) {
     if (owned) free(buf);
     return BAL_ERANGE;
   }
-  if (tp->nsends == tp->capsends) {
-    size_t cap = tp->capsends ? 2 * tp->capsends : 16;
-    bal__tp_send *n = realloc(tp->sends, cap * sizeof *n);
-    if (!n) {
-      if (owned) free(buf);
-      return BAL_ENOMEM;
-    }
-    tp->sends = n;
-    tp->capsends = cap;
+  if (!reserve_sends(tp, 1)) {
+    if (owned) free(buf);
+    return BAL_ENOMEM;
   }
   bal__tp_send *s = &tp->sends[tp->nsends];
   if (fault(tp) || MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, tp->comm, &s->req) != MPI_SUCCESS) {
@@ -96,11 +102,14 @@ static int post_raw(bal__tp *tp, int dest, int tag, void *buf, size_t len, int o
 
 /* post_raw, after a long_hdr when len is past split_above, so that a
  * receiver waiting with a buffer of split_above bytes (bal__tp_wait_msg)
- * never gets more than that unannounced. */
+ * never gets more than that unannounced. What can fail before the body
+ * is posted is checked before the header is: a header without its body
+ * would leave the receiver blocked in MPI_Recv for it (only MPI_Isend
+ * itself failing on the body still can, and then the run has failed). */
 static int post_send_buf(bal__tp *tp, int dest, int tag, void *buf, size_t len, int owned) {
   if (tp->split_above && len > tp->split_above) {
-    long_hdr *h = malloc(sizeof *h);
-    int rc = BAL_ENOMEM;
+    long_hdr *h = len <= INT_MAX && reserve_sends(tp, 2) ? malloc(sizeof *h) : NULL;
+    int rc = len > INT_MAX ? BAL_ERANGE : BAL_ENOMEM;
     if (h) {
       *h = (long_hdr){.tag = tag, .len = len};
       rc = post_raw(tp, dest, TAG_LONG, h, sizeof *h, 1);
@@ -212,7 +221,7 @@ static int take(bal__tp *tp, int src, int tag, void *b, size_t count, int *osrc,
   }
 #ifdef BALLAST_SMPI
   if (tag == TAG_BULK) {
-    free(b); /* NULL unless it came in the wait buffer's copy */
+    free(b); /* NULL: bulk lands in bulk_buf, or stays in wait_buf */
     return 0;
   }
 #endif
@@ -257,6 +266,7 @@ int bal__tp_recv_msg(bal__tp *tp, int *src, int *tag, void **buf, size_t *len) {
 
 int bal__tp_wait_msg(bal__tp *tp, int *src, int *tag, void **buf, size_t *len) {
   if (!tp->split_above || tp->split_above > INT_MAX) return BAL_EINVAL;
+  tp->waits++;
   if (!tp->wait_buf && !(tp->wait_buf = malloc(tp->split_above))) return BAL_ENOMEM;
   MPI_Status st;
   int count = 0;

@@ -30,11 +30,12 @@ typedef struct bal__tp {
   void *bulk_buf; /* SMPI builds: shared source/sink of simulated bulk bytes */
   /* 0, or the largest message sent unannounced: a longer one goes after a
    * header of its tag and length (set by bal_steal_create from
-   * bal_steal_config::idle_wait, so equal on every rank), which is what
+   * bal_steal_config::idle_wait, which it checks is equal on every rank), which is what
    * lets bal__tp_wait_msg receive from anyone into wait_buf (split_above
    * bytes, allocated at its first call). */
   size_t split_above;
   void *wait_buf;
+  int64_t waits; /* calls of bal__tp_wait_msg (tests read it) */
   /* non-blocking tree barrier (see transport.c) */
   int64_t epoch;   /* barriers started so far */
   int bar_up[2];     /* arrivals from children, by epoch parity */

@@ -206,6 +206,7 @@ static void scenario_exactly(void) {
   const char *pols[16];
   int np = policies(pols, 16);
   long long total = nranks >= 16 ? 320 : 60 * nranks;
+  int64_t waits = 0;
   for (int p = 0; p < np; p++)
     for (int d = 0; d < 4; d++) {
       bal_steal *s = make(pols[p], (uint64_t)(p * 10 + d));
@@ -216,8 +217,15 @@ static void scenario_exactly(void) {
       if (!strcmp(pols[p], "none")) CHECK(st.steal_attempts == 0 && st.executed_stolen == 0);
       if (strcmp(pols[p], "random") != 0) CHECK(st.peers_contacted <= st.overlay_degree);
       if (!strcmp(pols[p], "sharing")) CHECK(st.steal_attempts == 0);
+      waits += s->tp.waits;
       bal_steal_destroy(s);
     }
+  /* poll-wait: some thief did block in its receive (a test of the waiting
+   * path, not only of the headers) */
+  int64_t all_waits = 0;
+  MPI_Allreduce(&waits, &all_waits, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(!idle_wait || nranks < 2 || all_waits > 0);
+  CHECK(idle_wait || all_waits == 0);
 }
 
 static void scenario_big(void) {
@@ -329,6 +337,12 @@ static void scenario_invalid(void) {
   BAD(workers, BAL_STEAL_MAX_WORKERS + 1);
   BAD(idle_wait, 2);
   BAD(idle_wait, -1);
+  /* valid, but not the same on every rank: refused on every rank */
+  CHECK(bal_steal_config_init(&c) == BAL_OK);
+  c.idle_wait = rank % 2;
+  CHECK(bal_steal_create(MPI_COMM_WORLD, &c, &s) == (nranks > 1 ? BAL_EINVAL : BAL_OK));
+  if (nranks == 1) bal_steal_destroy(s);
+  s = (bal_steal *)&c;
   /* a valid balancer: bad arguments */
   s = make("smallworld", 1);
   int64_t id = 42;

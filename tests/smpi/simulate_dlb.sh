@@ -36,6 +36,15 @@ head -1 "$tmp/runs.csv" | grep -q "^ranks,cores_per_node," || fail "--csv header
 awk -F, '$5=="gaussian" && $10=="smallworld" && $11 < 0.5 {bad=1} END {exit bad}' "$tmp/runs.csv" ||
   fail "smallworld efficiency under 0.5 on 64 simulated ranks: $(cat "$tmp/runs.csv")"
 
+# Thieves waiting in a blocking receive (--idle-wait mpi): the tasks'
+# simulated bulk (20 KB inputs, past the 4 KiB a waiting rank receives
+# unannounced) travels after headers; every result comes back once.
+json=$("$bin" --ranks 64 --cores-per-node 8 --policy smallworld,random --idle-wait mpi \
+  --work-per-rank 0.2 --tasks-per-rank 20 --bytes-per-rank 2e5 --seed 3 --json) ||
+  fail "--idle-wait mpi: the simulation failed"
+jq -e '.ok and .dlb.idle_wait == "mpi" and all(.dlb.runs[]; .results_ok and .efficiency > 0.5)' \
+  <<<"$json" >/dev/null || fail "--idle-wait mpi: $json"
+
 # Iterations on one balancer with a drifting load (sharing then groups by
 # the work measured in the previous iteration): every result of every
 # iteration comes back exactly once, and the run's figures are the totals
