@@ -301,6 +301,16 @@ int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg) {
     bal__steal_free_results(s);
     return rc;
   }
+  /* After a run, wait until every rank has left it: one released from its
+   * final barrier would otherwise send this run's first messages (a wave
+   * report, results forwarded through the overlay, counted by Mattern's
+   * counters) to ranks still in that barrier, which would take them for
+   * the old run's (a wave report there fails the run with BAL_EMPI). */
+  if (s->tp.epoch > 0 && (rc = bal__tp_sync(&s->tp)) != BAL_OK) {
+    free_workers(s);
+    bal__steal_free_results(s);
+    return rc;
+  }
   memset(&s->st, 0, sizeof s->st);
   bal__tp_reset_stats(&s->tp);
   s->st.tasks_own = n;

@@ -161,6 +161,10 @@ int bal__tp_send_ctl(bal__tp *tp, int dest, int tag, void *buf, size_t len) {
   return post_send(tp, dest, tag, buf, len);
 }
 
+int bal__tp_sync(bal__tp *tp) {
+  return fault(tp) || MPI_Barrier(tp->comm) != MPI_SUCCESS ? BAL_EMPI : BAL_OK;
+}
+
 int bal__tp_allgather(bal__tp *tp, const void *mine, size_t bytes, void *all) {
   if (bytes > INT_MAX) return BAL_ERANGE;
   if (fault(tp) || MPI_Allgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE,

@@ -90,6 +90,9 @@ int bal__tp_wait_msg(bal__tp *tp, int *src, int *tag, void **buf, size_t *len);
  * Returns BAL_OK, BAL_ERANGE (bytes > INT_MAX) or BAL_EMPI. Only between
  * runs' point-to-point traffic (no message of the balancer is pending). */
 int bal__tp_allgather(bal__tp *tp, const void *mine, size_t bytes, void *all);
+/* Collective: MPI_Barrier over the communicator (between runs). BAL_OK or
+ * BAL_EMPI. */
+int bal__tp_sync(bal__tp *tp);
 
 /* Complete finished sends; returns BAL_OK or BAL_EMPI. */
 int bal__tp_progress(bal__tp *tp);

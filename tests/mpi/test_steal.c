@@ -228,6 +228,30 @@ static void scenario_exactly(void) {
   CHECK(idle_wait || all_waits == 0);
 }
 
+/* Runs back to back on one balancer with nothing collective between them:
+ * a rank released from one run's final barrier starts the next while
+ * others are still in that barrier, and its first messages (a wave report,
+ * a steal request) reach them there. Every task of every run runs once. */
+static void scenario_back_to_back(void) {
+  bal_steal *s = make("smallworld", 13);
+  s->tp.delay_max_ns = 50000; /* desynchronise the ranks */
+  s->tp.delay_rng = 77 ^ (uint64_t)rank;
+  int64_t done = 0, added = 0;
+  for (int run = 0; run < 8; run++) {
+    int n = rank == run % nranks ? 40 : (int)(mix((uint64_t)(rank * 8 + run)) % 3);
+    for (int i = 0; i < n; i++) CHECK(bal_steal_add_task(s, NULL, 0, NULL) == BAL_OK);
+    added += n;
+    CHECK(bal_steal_run(s, task_fn, 8, s) == BAL_OK);
+    bal_steal_stats st;
+    CHECK(bal_steal_stats_get(s, &st) == BAL_OK);
+    done += st.executed_own + st.executed_stolen;
+  }
+  int64_t mine[2] = {added, done}, all[2];
+  MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(all[0] == all[1]);
+  bal_steal_destroy(s);
+}
+
 static void scenario_big(void) {
   bal_steal *s = make("smallworld", 3);
   /* rank 0: 1 MiB inputs, results up to 1 MiB; others: empty inputs */
@@ -763,6 +787,8 @@ int main(int argc, char **argv) {
     scenario_invalid();
   else if (!strcmp(sc, "exactly"))
     scenario_exactly();
+  else if (!strcmp(sc, "back-to-back"))
+    scenario_back_to_back();
   else if (!strcmp(sc, "big"))
     scenario_big();
   else if (!strcmp(sc, "few"))
