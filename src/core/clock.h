@@ -4,6 +4,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" { /* in-tree C++ (the for benchmark's TBB schedule) reads it too */
+#endif
+
 /* Monotonic time in nanoseconds since an arbitrary origin. */
 int64_t bal__now_ns(void);
 
@@ -17,5 +21,9 @@ void bal__sleep_ns(int64_t ns);
  * An absolute deadline: work done before the call and late wake-ups after
  * signals do not add up, which is what emulating a cost by sleeping needs. */
 void bal__sleep_until_ns(int64_t deadline_ns);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

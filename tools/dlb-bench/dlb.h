@@ -16,6 +16,7 @@
 
 #include <ballast/steal.h>
 
+#include "common/steal_flags.h"
 #include "workload.h"
 
 #define PROG "ballast-dlb-bench"
@@ -32,7 +33,6 @@ typedef struct dlb_event {
 typedef enum { MODE_SPIN, MODE_SLEEP, MODE_SIMULATED } work_mode;
 /* The --work-mode names in work_mode order, NULL-terminated. */
 extern const char *const mode_names[];
-extern const char *const idle_wait_names[]; /* bal_steal_config::idle_wait 0, 1 */
 
 typedef struct opts {
   dlb_params prm;
@@ -45,7 +45,7 @@ typedef struct opts {
   double slice;
   double poll_interval;
   double backoff_max;
-  int idle_wait; /* index in idle_wait_names: bal_steal_config::idle_wait */
+  int idle_wait; /* bal_steal_config::idle_wait (index in idle_wait_names) */
   int group_size;
   double estimate_error;
   int iterations;

@@ -11,7 +11,6 @@
 #include "dlb.h"
 
 const char *const mode_names[] = {"spin", "sleep", "simulated", NULL};
-const char *const idle_wait_names[] = {"poll", "mpi", NULL};
 
 /* The registered name equal to the n bytes at p, or NULL. */
 static const char *policy_named(const char *p, size_t n) {
@@ -117,10 +116,7 @@ int dlb_parse(int argc, char **argv, opts *o) {
                  "sleep of an idle progress loop (default 0.0001)"),
       CLI_DOUBLE("--backoff-max", "S", &o->backoff_max, 0, BAL_STEAL_MAX_BACKOFF_S,
                  "longest back-off of an unlucky thief (default 0.002)"),
-      CLI_CHOICE("--idle-wait", "W", &o->idle_wait, idle_wait_names,
-                 "how a thief waits for its answer: poll (default: every\n"
-                 "--poll-interval) or mpi (blocked in a receive; one worker,\n"
-                 "not sharing; for simulations)"),
+      IDLE_WAIT_FLAG(&o->idle_wait),
       CLI_INT("--degree", "D", &degree, 0, 1 << 20,
               "overlay degree (default 0: 2*ceil(log2 P)+2)"),
       CLI_DOUBLE("--steal-fraction", "F", &o->steal_fraction, 1e-9, 1,

@@ -12,13 +12,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#ifdef __cplusplus
-extern "C" { /* schedule_tbb.cpp: the clock is the library's C */
-#endif
 #include "core/clock.h"
-#ifdef __cplusplus
-}
-#endif
 
 #ifdef __cplusplus
 extern "C" {

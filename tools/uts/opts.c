@@ -24,7 +24,6 @@
 const char *const type_names[] = {"binomial", "geometric", "hybrid", NULL};
 const char *const shape_names[] = {"linear", "expdec", "cyclic", "fixed", NULL};
 const char *const progress_names[] = {"poll", "thread", NULL};
-const char *const idle_wait_names[] = {"poll", "mpi", NULL};
 
 /* A name of `names` or its index (UTS's -t 1, -a 3). */
 static bool parse_enum(const char *v, const char *const *names, int *out, char *err, size_t n) {
@@ -130,10 +129,7 @@ int uts_parse(int argc, char **argv, opts *o) {
       CLI_CHOICE("--progress", "M", &o->progress, progress_names,
                  "poll (default: tasks serve MPI between nodes) or thread\n"
                  "(a progress thread per rank besides the workers)"),
-      CLI_CHOICE("--idle-wait", "W", &o->idle_wait, idle_wait_names,
-                 "how a thief waits for its answer: poll (default: every\n"
-                 "--poll-interval) or mpi (blocked in a receive; poll\n"
-                 "progress with one worker; for simulations)"),
+      IDLE_WAIT_FLAG(&o->idle_wait),
       CLI_DOUBLE("--steal-fraction", "F", &o->steal_fraction, 1e-9, 1,
                  "share of a victim's waiting tasks taken per theft\n(default 0.5)"),
       CLI_DOUBLE("--poll-interval", "S", &o->poll_interval, 1e-9, BAL_STEAL_MAX_POLL_INTERVAL_S,

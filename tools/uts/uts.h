@@ -16,6 +16,7 @@
 
 #include <ballast/steal.h>
 
+#include "common/steal_flags.h"
 #include "tree.h"
 
 #define PROG "ballast-uts"
@@ -30,7 +31,6 @@
 extern const char *const type_names[];
 extern const char *const shape_names[];
 extern const char *const progress_names[];
-extern const char *const idle_wait_names[]; /* bal_steal_config::idle_wait 0, 1 */
 
 typedef struct opts {
   uts_params prm;
@@ -38,7 +38,7 @@ typedef struct opts {
   const char *policy;
   double steal_fraction, poll_interval, backoff_max;
   int progress; /* index in progress_names */
-  int idle_wait; /* index in idle_wait_names: bal_steal_config::idle_wait */
+  int idle_wait; /* bal_steal_config::idle_wait (index in idle_wait_names) */
   uint64_t seed;
   bool json;
   bool check_flags; /* SMPI build: check the flags, then exit */
