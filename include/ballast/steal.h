@@ -243,8 +243,14 @@ typedef struct bal_steal_stats {
   int64_t route_messages;     /**< messages that carried them (results_routed /
                                    route_messages = results per message: coarsening) */
   int64_t failed;             /**< own tasks whose status is not 0 */
-  int64_t messages_sent;      /**< point-to-point messages sent */
-  size_t bytes_sent;          /**< payload bytes of those messages */
+  int64_t messages_sent;      /**< messages of the stealing protocol sent: requests,
+                                   replies, results, pushes and the policy's own; not
+                                   the termination waves, the barrier between runs or,
+                                   under idle_wait, the header ahead of a message over
+                                   4 KiB (the two count as one) */
+  size_t bytes_sent;          /**< payload bytes of those messages, with the part of
+                                   task inputs an SMPI build only simulates
+                                   (BALLAST_SMPI_TASK_BYTES_KEPT) */
   int peers_contacted;        /**< distinct ranks this rank sent messages to */
   int overlay_degree;         /**< peers this rank may send steal requests or
                                    pushes to: its overlay neighbours ("smallworld",

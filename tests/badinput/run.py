@@ -72,6 +72,8 @@ def make_fixtures(d):
     write("noheader.swf", TINY_SWF.split("\n", 2)[2])
     write(b"tr\xffce.swf", TINY_SWF)  # a file name that is not UTF-8
     os.mkdir(os.path.join(d, "dir.swf"))
+    # a --csv file of another version's columns (simulate-*: refused, kept)
+    write("old-columns.csv", "ranks,cores_per_node,latency,bandwidth\n4,28,1e-06,1.25e+10\n")
     partition_fixtures(write)
 
 

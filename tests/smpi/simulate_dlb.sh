@@ -30,7 +30,7 @@ for dist in gaussian single; do
 done
 [ "$(wc -l <"$tmp/runs.csv")" -eq $((1 + 2 * nruns)) ] ||
   fail "--csv: header + 2 x $nruns rows, got $(wc -l <"$tmp/runs.csv")"
-head -1 "$tmp/runs.csv" | grep -q "^ranks,cores_per_node," || fail "--csv header"
+head -1 "$tmp/runs.csv" | grep -q "^ranks,cores_per_node,.*,idle_wait$" || fail "--csv header"
 # Task inputs of 20 KB: the part beyond the kept 4 KiB is simulated traffic;
 # smallworld must balance the gaussian load (16 ranks hold most tasks).
 awk -F, '$5=="gaussian" && $10=="smallworld" && $11 < 0.5 {bad=1} END {exit bad}' "$tmp/runs.csv" ||
@@ -40,10 +40,13 @@ awk -F, '$5=="gaussian" && $10=="smallworld" && $11 < 0.5 {bad=1} END {exit bad}
 # simulated bulk (20 KB inputs, past the 4 KiB a waiting rank receives
 # unannounced) travels after headers; every result comes back once.
 json=$("$bin" --ranks 64 --cores-per-node 8 --policy smallworld,random --idle-wait mpi \
-  --work-per-rank 0.2 --tasks-per-rank 20 --bytes-per-rank 2e5 --seed 3 --json) ||
+  --work-per-rank 0.2 --tasks-per-rank 20 --bytes-per-rank 2e5 --seed 3 --json --csv "$tmp/runs.csv") ||
   fail "--idle-wait mpi: the simulation failed"
 jq -e '.ok and .dlb.idle_wait == "mpi" and all(.dlb.runs[]; .results_ok and .efficiency > 0.5)' \
   <<<"$json" >/dev/null || fail "--idle-wait mpi: $json"
+# The --csv rows say how thieves waited: poll above, mpi for the two rows here.
+[ "$(awk -F, 'NR > 1 {print $NF}' "$tmp/runs.csv" | sort | uniq -c | tr -s ' ' | sed 's/^ //' | tr '\n' ' ')" = \
+  "2 mpi $((2 * nruns)) poll " ] || fail "--csv idle_wait column: $(cat "$tmp/runs.csv")"
 
 # Iterations on one balancer with a drifting load (sharing then groups by
 # the work measured in the previous iteration): every result of every

@@ -29,7 +29,17 @@ done
 jq -e '.uts.efficiency > 0.3' <<<"$("$bin" --ranks 16 --cores-per-node 8 -t 1 -a 3 -d 10 -b 4 \
   -r 19 --work-per-rank 0.2 --slice 1e-4 --json)" >/dev/null || fail "smallworld under 0.3"
 [ "$(wc -l <"$tmp/runs.csv")" -eq 5 ] || fail "--csv: header + 4 rows, got $(wc -l <"$tmp/runs.csv")"
-head -1 "$tmp/runs.csv" | grep -q "^ranks,cores_per_node," || fail "--csv header"
+head -1 "$tmp/runs.csv" | grep -q "^ranks,cores_per_node,.*,idle_wait$" || fail "--csv header"
+awk -F, 'NR > 1 && $NF != "poll" {bad = 1} END {exit bad}' "$tmp/runs.csv" || fail "--csv idle_wait column"
+# A file of other columns (an older version's) is refused before any
+# simulation, and kept as it was.
+printf 'ranks,cores_per_node,latency\n4,28,1e-06\n' >"$tmp/old.csv"
+cp "$tmp/old.csv" "$tmp/old.orig"
+if "$bin" --ranks 4 -t 1 -a 3 -d 6 -b 4 -r 19 --csv "$tmp/old.csv" 2>"$tmp/err" >/dev/null; then
+  fail "--csv of other columns accepted"
+fi
+grep -q -- "--csv: .*other columns" "$tmp/err" || fail "--csv of other columns: $(cat "$tmp/err")"
+cmp -s "$tmp/old.csv" "$tmp/old.orig" || fail "--csv of other columns: the file changed"
 # A fixed node cost: the work per rank follows from it.
 json=$("$bin" --ranks 4 -t 1 -a 3 -d 6 -b 4 -r 19 --node-cost 1e-4 --json) || fail "--node-cost"
 jq -e '.uts.node_cost_s == 1e-4 and ((.uts.work_per_rank_s - 1e-4 * .uts.nodes / 4) | fabs) < 1e-12' \

@@ -26,6 +26,7 @@ bool dlb_output_parse(const char *text, dlb_output *out) {
   if (ok) {
     memset(out, 0, sizeof *out);
     str(o, "distribution", out->distribution, sizeof out->distribution);
+    str(o, "idle_wait", out->idle_wait, sizeof out->idle_wait);
     out->work_per_rank = num(o, "work_per_rank");
     out->tasks_per_rank = num(o, "tasks_per_rank");
     out->bytes_per_rank = num(o, "bytes_per_rank");

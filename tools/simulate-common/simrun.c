@@ -85,13 +85,34 @@ static int ranks_fit(const sim_opts *o, const char *prog) {
   return 1;
 }
 
-int sim_opts_finish(sim_opts *o, const char *prog, const char *csv) {
+/* Whether rows for `header` may be appended to path: it is missing, empty,
+ * or starts with that very line. A file written by another version (other
+ * columns) would otherwise get rows that its header misnames. */
+static bool csv_header_fits(const char *prog, const char *path, const char *header) {
+  FILE *f = fopen(path, "r");
+  if (!f) return true; /* new: sim_csv_open() writes the header */
+  size_t n = strlen(header);
+  char *line = malloc(n + 2);
+  size_t got = line ? fread(line, 1, n + 1, f) : 0;
+  fclose(f);
+  bool fits = got == 0 || (got >= n && memcmp(line, header, n) == 0);
+  free(line);
+  if (!fits)
+    fprintf(stderr,
+            "%s: --csv: %s has other columns than this version writes (its first line is not\n"
+            "  %.*s); append to a new file\n",
+            prog, path, (int)(n ? n - 1 : 0), header);
+  return fits;
+}
+
+int sim_opts_finish(sim_opts *o, const char *prog, const char *csv, const char *csv_header) {
   o->plat.ranks = o->ranks;
   o->plat.cores_per_node = o->cores;
   if (!o->ranks_given) return cli_usage_error(prog, "--ranks: required (number of simulated ranks)");
   int fit = ranks_fit(o, prog);
   if (fit != CLI_CONTINUE) return fit;
   if (csv && !out_check_dir(prog, "--csv", csv)) return 1;
+  if (csv && !csv_header_fits(prog, csv, csv_header)) return 1;
   return CLI_CONTINUE;
 }
 
@@ -423,6 +444,7 @@ void sim_print_json(const sim_opts *o, const char *name, const char *text, const
 }
 
 FILE *sim_csv_open(const char *prog, const char *path, const char *header) {
+  if (!csv_header_fits(prog, path, header)) return NULL;
   struct stat sb;
   bool fresh = stat(path, &sb) != 0 || sb.st_size == 0;
   FILE *f = fopen(path, "a");

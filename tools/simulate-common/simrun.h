@@ -77,11 +77,14 @@ bool sim_forward(const char *arg, void *ctx);
 /* After cli_parse(): copies the machine into plat, checks that this
  * machine can start --ranks simulated ranks (vm.max_map_count, or
  * $BALLAST_MAX_MAP_COUNT in its place) and that
- * the directory of --csv (csv, or NULL) exists -- the file is appended to,
- * not written whole, but a missing directory must not cost the simulation.
+ * the directory of --csv (csv, or NULL) exists and that the file, if it
+ * exists, starts with csv_header (the tool's columns) -- the file is
+ * appended to, not written whole, but neither a missing directory nor a
+ * file of other columns must cost the simulation.
  * Returns CLI_CONTINUE, or the exit status: 2 when --ranks is missing or
- * $BALLAST_MAX_MAP_COUNT is bad, 1 for too many ranks or the directory. */
-int sim_opts_finish(sim_opts *o, const char *prog, const char *csv);
+ * $BALLAST_MAX_MAP_COUNT is bad, 1 for too many ranks, the directory or
+ * the file's header. */
+int sim_opts_finish(sim_opts *o, const char *prog, const char *csv, const char *csv_header);
 
 /* The program at `rel` from this program's directory (executable). */
 bool sim_find_helper(const char *rel, char *out, size_t n);
@@ -132,7 +135,9 @@ int sim_finish(const char *prog, const sim_opts *o, const char *name, const char
                bool (*csv)(void *arg), void *arg);
 
 /* --csv FILE: opened for appending, with the header line when it is new;
- * NULL after printing an error. sim_csv_close() reports write errors. */
+ * NULL after printing an error, also when the file exists and its first
+ * line is not `header` (rows of other columns). sim_csv_close() reports
+ * write errors. */
 FILE *sim_csv_open(const char *prog, const char *path, const char *header);
 bool sim_csv_close(const char *prog, const char *path, FILE *f);
 

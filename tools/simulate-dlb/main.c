@@ -39,6 +39,12 @@ static bool parse_work_mode(const char *v, void *dest, char *err, size_t n) {
   return false;
 }
 
+/* --csv FILE: the columns, one row per run (the header of a new file). */
+static const char *csv_columns =
+    "ranks,cores_per_node,latency,bandwidth,distribution,work_per_rank,tasks_per_rank,"
+    "bytes_per_rank,cycles_per_byte,policy,efficiency,resolution_s,thefts,messages,"
+    "bytes_moved,peers_max,results_ok,seed,wall_s,peak_mb,idle_wait\n";
+
 static int parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
   sim_opts_init(&o->sim);
@@ -72,13 +78,9 @@ static int parse(int argc, char **argv, opts *o) {
    * a third on the safe side then. */
   o->sim.maps_per_rank = 1;
   o->sim.maps_why = "its stack, the stack's guard page, the shared task buffer";
-  return sim_opts_finish(&o->sim, PROG, o->csv);
+  return sim_opts_finish(&o->sim, PROG, o->csv, csv_columns);
 }
 
-static const char *csv_columns =
-    "ranks,cores_per_node,latency,bandwidth,distribution,work_per_rank,tasks_per_rank,"
-    "bytes_per_rank,cycles_per_byte,policy,efficiency,resolution_s,thefts,messages,"
-    "bytes_moved,peers_max,results_ok,seed,wall_s,peak_mb\n";
 
 static bool append_csv(void *arg) {
   const report *r_ = arg;
@@ -92,12 +94,12 @@ static bool append_csv(void *arg) {
     const dlb_run_result *r = &dlb->runs[k];
     char eff[32] = ""; /* empty: undefined (no tasks) */
     if (isfinite(r->efficiency)) snprintf(eff, sizeof eff, "%.6f", r->efficiency);
-    fprintf(f, "%lld,%lld,%g,%g,%s,%g,%g,%g,%.6g,%s,%s,%.6f,%.0f,%.0f,%.0f,%.0f,%d,%.0f,%.2f,%.1f\n",
+    fprintf(f, "%lld,%lld,%g,%g,%s,%g,%g,%g,%.6g,%s,%s,%.6f,%.0f,%.0f,%.0f,%.0f,%d,%.0f,%.2f,%.1f,%s\n",
             o->sim.plat.ranks, o->sim.plat.cores_per_node, o->sim.plat.latency, o->sim.plat.bandwidth,
             dlb->distribution, work, dlb->tasks_per_rank, bytes,
             bytes > 0 ? o->sim.plat.core_speed * work / bytes : INFINITY, r->policy, eff,
             r->resolution_s, r->thefts, r->messages, r->bytes_moved, r->peers_max, r->results_ok,
-            dlb->seed, cost->wall_s, cost->peak_mb);
+            dlb->seed, cost->wall_s, cost->peak_mb, dlb->idle_wait);
   }
   return sim_csv_close(PROG, o->csv, f);
 }

@@ -32,6 +32,13 @@ typedef struct report {
   const sim_cost *cost;
 } report;
 
+/* --csv FILE: the columns, one row per run (the header of a new file). */
+static const char *csv_columns =
+    "ranks,cores_per_node,latency,bandwidth,type,shape,depth,branching,non_leaf_prob,"
+    "non_leaf_children,root_seed,granularity,policy,seed,nodes,leaves,max_depth,node_cost_s,"
+    "work_per_rank_s,check_every,time_s,efficiency,tasks_spawned,steal_attempts,thefts,"
+    "tasks_moved,messages,termination_waves,idle_s,wall_s,peak_mb,idle_wait\n";
+
 static int parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
   sim_opts_init(&o->sim);
@@ -63,7 +70,7 @@ static int parse(int argc, char **argv, opts *o) {
   if (rc != CLI_CONTINUE) return rc;
   o->sim.maps_per_rank = 0; /* every byte of a task is kept: no shared buffer */
   o->sim.maps_why = "its stack and the stack's guard page";
-  return sim_opts_finish(&o->sim, PROG, o->csv);
+  return sim_opts_finish(&o->sim, PROG, o->csv, csv_columns);
 }
 
 /* What is read from UTS's JSON object: numbers, then strings. */
@@ -77,19 +84,13 @@ static const char *const num_keys[F_N] = {
     "check_every", "branching", "depth", "non_leaf_prob", "non_leaf_children", "root_seed",
     "granularity", "seed", "steal.tasks_spawned", "steal.steal_attempts", "steal.thefts",
     "steal.tasks_moved", "steal.messages", "steal.termination_waves", "steal.idle_s"};
-enum { S_TYPE, S_SHAPE, S_POLICY, S_N };
-static const char *const str_keys[S_N] = {"type", "shape", "policy"};
+enum { S_TYPE, S_SHAPE, S_POLICY, S_IDLE_WAIT, S_N };
+static const char *const str_keys[S_N] = {"type", "shape", "policy", "idle_wait"};
 
 typedef struct uts_out {
   double v[F_N];
   char s[S_N][32];
 } uts_out;
-
-static const char *csv_columns =
-    "ranks,cores_per_node,latency,bandwidth,type,shape,depth,branching,non_leaf_prob,"
-    "non_leaf_children,root_seed,granularity,policy,seed,nodes,leaves,max_depth,node_cost_s,"
-    "work_per_rank_s,check_every,time_s,efficiency,tasks_spawned,steal_attempts,thefts,"
-    "tasks_moved,messages,termination_waves,idle_s,wall_s,peak_mb\n";
 
 static bool append_csv(void *arg) {
   const report *r_ = arg;
@@ -101,13 +102,13 @@ static bool append_csv(void *arg) {
   const double *v = u->v;
   fprintf(f,
           "%lld,%lld,%g,%g,%s,%s,%.0f,%g,%g,%.0f,%.0f,%.0f,%s,%.0f,%.0f,%.0f,%.0f,%.6g,%.6g,%.0f,"
-          "%.6f,%.6f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.3f,%.2f,%.1f\n",
+          "%.6f,%.6f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.3f,%.2f,%.1f,%s\n",
           o->sim.plat.ranks, o->sim.plat.cores_per_node, o->sim.plat.latency,
           o->sim.plat.bandwidth, u->s[S_TYPE], u->s[S_SHAPE], v[F_GDEPTH], v[F_B0], v[F_Q], v[F_M],
           v[F_ROOT], v[F_GRAN], u->s[S_POLICY], v[F_SEED], v[F_NODES], v[F_LEAVES], v[F_DEPTH],
           v[F_COST], v[F_WORK], v[F_EVERY], v[F_TIME], v[F_EFF], v[F_SPAWNED], v[F_ATTEMPTS],
           v[F_THEFTS], v[F_MOVED], v[F_MESSAGES], v[F_WAVES], v[F_IDLE], cost->wall_s,
-          cost->peak_mb);
+          cost->peak_mb, u->s[S_IDLE_WAIT]);
   return sim_csv_close(PROG, o->csv, f);
 }
 
