@@ -5,7 +5,9 @@
 # for-bench's output that carry the figures (per call over calls 2..N, the
 # median over rounds of per-round ratios). The full outputs are kept in
 # OUT_DIR (default: a new temporary directory, printed at the end).
-# Usage: bench/for/repeat_suite.sh BUILD_DIR [OUT_DIR] [--threads P]
+# Usage: [SPIN_REPS=5] [SLEEP_REPS=3] bench/for/repeat_suite.sh BUILD_DIR [OUT_DIR] [--threads P]
+# (rounds per command; more rounds make the "picked on the other rounds"
+# figure, which splits them in two halves, less noisy)
 set -euo pipefail
 build=${1:?usage: $0 BUILD_DIR [OUT_DIR] [--threads P]}
 out=${2:-$(mktemp -d)}
@@ -26,8 +28,8 @@ one() {
     "$out/$n-$name.txt" | grep -v '^== spin\|^== sleep' || true
 }
 for mode in spin sleep; do
-  reps=3
-  [ "$mode" = spin ] && reps=5
+  reps=${SLEEP_REPS:-3}
+  [ "$mode" = spin ] && reps=${SPIN_REPS:-5}
   for x in 0.15 0.30 0.55 0.70 0.80 0.92; do
     one "mid-$x-$mode" --mode "$mode" --workload mid --heavy-at "$x" --reps "$reps" --repeat 4
   done

@@ -92,6 +92,13 @@ typedef struct result {
   double eff[S_COUNT];
   int best;          /* baseline with the highest ratio (the fastest), -1 if none */
   int best_learn;    /* the same, against bal_for_learn's times */
+  /* bal_for_learn against the best baseline without the winner's curse:
+   * the best of ten baselines' medians, picked and measured on the same
+   * rounds, is biased low by their noise. Rounds are split into even and
+   * odd; each round's t(bal_for_learn) / t(baseline) takes the baseline
+   * that was fastest (highest median ratio) on the other half, and this is
+   * the median of those per-round ratios (NAN with fewer than 2 rounds). */
+  double learn_vs_heldout;
   double target;     /* bound on the targeted figure */
   double target_val; /* the targeted figure (NAN if its baseline is missing) */
   bal_for_stats stats; /* sum over workers, last bal_for run */

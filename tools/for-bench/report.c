@@ -70,6 +70,9 @@ void print_table(const options *o, int P, double ipn, double tiny_ns, double ove
           printf("; / best baseline (%s) = %.3f", sched_names[r->best_learn],
                  r->ratio_learn[r->best_learn]);
         printf("\n");
+        if (!isnan(r->learn_vs_heldout))
+          printf("%-8s bal_for_learn / best baseline picked on the other rounds (odd/even) = %.3f\n",
+                 "", r->learn_vs_heldout);
       }
       if (learn && !isnan(r->change_s[S_LEARN]))
         printf("%-8s call %lld (the change): bal_for_learn / bal_for = %.3f, / bound = %.3f\n", "",
@@ -168,6 +171,7 @@ void print_json(const options *o, int P, double ipn, double tiny_ns, double over
     json_double(&j, "ratio_vs_best", r->best >= 0 ? r->ratio[r->best] : NAN);
     json_string(&j, "best_baseline_learn", r->best_learn >= 0 ? sched_names[r->best_learn] : NULL);
     json_double(&j, "learn_ratio_vs_best", r->best_learn >= 0 ? r->ratio_learn[r->best_learn] : NAN);
+    json_double(&j, "learn_ratio_vs_heldout_best", r->learn_vs_heldout);
     json_double(&j, "learn_vs_bound", sched_avail[S_LEARN] ? r->median_s[S_LEARN] / r->ideal_s : NAN);
     json_double(&j, "learn_vs_measured_bound", r->learn_vs_busy_bound);
     json_double(&j, "ideal_change_s", r->ideal_change_s);

@@ -10,6 +10,7 @@
 #include "bench.h"
 #include "core/clock.h"
 #include "factoring.h"
+#include "heldout.h"
 #include "schedules.h"
 #include "trace.h"
 
@@ -162,6 +163,17 @@ static double steady(const double *t, int n) {
   for (int c = 1; c < n; c++) sum += t[c];
   return sum / (n - 1);
 }
+/* bal_for_learn over the best baseline picked on the other rounds
+ * (result.learn_vs_heldout, bench.h; heldout.h). */
+static double learn_vs_heldout_best(double ratios_learn[][MAX_REPS], const int *avail, int na,
+                                    int reps) {
+  const double *rows[S_COUNT];
+  int nrows = 0;
+  for (int q = 0; q < na; q++)
+    if (IS_BASELINE(avail[q])) rows[nrows++] = ratios_learn[avail[q]];
+  return bench_heldout_ratio(rows, nrows, reps, NULL, NULL);
+}
+
 
 /* Build the job of (mode, workload), run the interleaved rounds, fill r. */
 void bench_one(const options *o, int P, int mode, workload_id wl, double iters_per_ns,
@@ -287,6 +299,8 @@ void bench_one(const options *o, int P, int mode, workload_id wl, double iters_p
   }
 
   r->learn_vs_busy_bound = sched_avail[S_LEARN] ? bench_median(learn_busy_bound, reps) : NAN;
+  r->learn_vs_heldout =
+      sched_avail[S_LEARN] ? learn_vs_heldout_best(ratios_learn, avail, na, reps) : NAN;
   r->best = r->best_learn = -1;
   for (int s = 0; s < S_COUNT; s++) {
     if (!sched_avail[s]) {
