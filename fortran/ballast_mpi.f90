@@ -86,6 +86,7 @@ module ballast_mpi
     integer(c_int) :: workers = 0
     type(c_funptr) :: on_result = c_null_funptr ! a bal_steal_result_fn, via c_funloc
     integer(c_int) :: idle_wait = 0
+    integer(c_int) :: lifelines = 0
   end type bal_steal_config
 
   !> struct bal_steal_stats (ballast/steal.h).

@@ -5,7 +5,7 @@
 # for-bench's output that carry the figures (per call over calls 2..N, the
 # median over rounds of per-round ratios). The full outputs are kept in
 # OUT_DIR (default: a new temporary directory, printed at the end).
-# Usage: [SPIN_REPS=5] [SLEEP_REPS=3] bench/for/repeat_suite.sh BUILD_DIR [OUT_DIR] [--threads P]
+# Usage: [MODES="spin sleep"] [SPIN_REPS=5] [SLEEP_REPS=3] bench/for/repeat_suite.sh BUILD_DIR [OUT_DIR] [--threads P]
 # (rounds per command; more rounds make the "picked on the other rounds"
 # figure, which splits them in two halves, less noisy)
 set -euo pipefail
@@ -27,7 +27,7 @@ one() {
   grep -E "^ *(bal_for_learn|bal_for) .*(bound|baseline|bal_for)|^== |busy|change|calibration" \
     "$out/$n-$name.txt" | grep -v '^== spin\|^== sleep' || true
 }
-for mode in spin sleep; do
+for mode in ${MODES:-spin sleep}; do
   reps=${SLEEP_REPS:-3}
   [ "$mode" = spin ] && reps=${SPIN_REPS:-5}
   for x in 0.15 0.30 0.55 0.70 0.80 0.92; do
@@ -37,5 +37,5 @@ for mode in spin sleep; do
   one "drift-$mode" --mode "$mode" --workload mid --heavy-at 0.92 --reps "$reps" --repeat 6 --drift 0.1
   one "change-$mode" --mode "$mode" --workload mid --heavy-at 0.92 --reps "$reps" --repeat 5 --change-at 3
 done
-one uniform-spin --mode spin --workload uniform --reps 7 --repeat 4
+case " ${MODES:-spin} " in *" spin "*) one uniform-spin --mode spin --workload uniform --reps 7 --repeat 4 ;; esac
 echo "outputs: $out"

@@ -221,6 +221,22 @@ typedef struct bal_steal_config {
                                       workers, "sharing"). 0 or 1, equal on
                                       every rank: bal_steal_create() returns
                                       BAL_EINVAL on every rank otherwise. */
+  int lifelines;                 /**< 0 (default): an idle thief asks again after
+                                      each back-off for as long as the run lasts.
+                                      n >= 1: after n steal replies in a row
+                                      without a task it registers with its
+                                      lifeline buddies (its overlay neighbours;
+                                      without an overlay the ranks r + 2^k mod P)
+                                      and sends no request until one of them
+                                      pushes it tasks, which a rank does, from
+                                      the front of its queue, as soon as it has
+                                      some to spare [Saraswat 2011]. Cuts the
+                                      empty requests of ranks that find no work
+                                      (under SMPI each is a simulated event);
+                                      with idle_wait a dormant thief blocks in
+                                      a receive. Policies that do not steal
+                                      ignore it. Ranks may differ: every rank
+                                      answers registrations. */
 } bal_steal_config;
 
 /** Largest bal_steal_config::workers. */
@@ -244,7 +260,8 @@ typedef struct bal_steal_stats {
                                    route_messages = results per message: coarsening) */
   int64_t failed;             /**< own tasks whose status is not 0 */
   int64_t messages_sent;      /**< messages of the stealing protocol sent: requests,
-                                   replies, results, pushes and the policy's own; not
+                                   replies, results, pushes, lifeline registrations
+                                   and their acknowledgements, and the policy's own; not
                                    the termination waves, the barrier between runs or,
                                    under idle_wait, the header ahead of a message over
                                    4 KiB (the two count as one) */

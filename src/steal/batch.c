@@ -94,6 +94,9 @@ int64_t bal__steal_unpack_tasks(bal_steal *s, const unsigned char *buf, size_t l
 int bal__steal_handle_push(bal_steal *s, const unsigned char *buf, size_t len) {
   int64_t got = bal__steal_unpack_tasks(s, buf, len);
   if (got < 0) return (int)got;
-  if (got > 0) s->st.thefts++; /* a transfer, counted as a theft is */
+  if (got > 0) {
+    s->st.thefts++; /* a transfer, counted as a theft is */
+    bal__steal_ll_woke(s); /* a lifeline's push, or a policy's */
+  }
   return BAL_OK;
 }

@@ -27,6 +27,8 @@ static int dispatch(bal_steal *s, int src, int tag, void *buf, size_t len) {
     rc = bal__steal_handle_push(s, buf, len);
   else if (tag == BAL__STEAL_TAG_WAVE_UP || tag == BAL__STEAL_TAG_WAVE_DOWN)
     rc = bal__steal_term_handle(s, src, tag, buf, len);
+  else if ((tag == BAL__STEAL_TAG_LIFELINE || tag == BAL__STEAL_TAG_LIFELINE_ACK) && len == 0)
+    rc = bal__steal_ll_handle(s, src, tag);
   else if (tag >= BAL__STEAL_TAG_POLICY && tag < BAL__STEAL_TAG_POLICY + BAL__STEAL_POLICY_TAGS &&
            s->policy->handle)
     rc = s->policy->handle(s, src, tag, buf, len);
@@ -77,6 +79,8 @@ static int progress_once(bal_steal *s) {
   if (ndone) act = 1;
   if (bal__steal_cb_drain(s)) act = 1;
 
+  if ((rc = bal__steal_ll_push_due(s)) < 0) return rc;
+  if (rc) act = 1;
   int64_t now = bal__now_ns();
   if ((rc = bal__steal_if_due(s, empty, now)) < 0) return rc;
   if (rc) act = 1;
@@ -137,12 +141,14 @@ static void wait_ns(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t ns) {
 
 /* idle_wait: whether this idle round (nothing received, nothing to run)
  * may block until a message comes. Only a message can change anything
- * then: the rank's request is out (no new one until its reply), its one
- * worker is this thread (none can spawn or finish a task), no policy
+ * then: the rank's request is out (no new one until its reply) or it is a
+ * dormant thief (lifeline.c: no request until a buddy pushes work), its
+ * one worker is this thread (none can spawn or finish a task), no policy
  * timer runs, and no result waits in a route buffer (an idle round
  * flushed them all). */
 static bool may_wait_in_mpi(const bal_steal *s) {
-  return s->cfg.idle_wait && s->cfg.workers == 1 && s->outstanding && !s->policy->step && s->nactive == 0;
+  bool waits = s->outstanding || (s->dormant && bal__steal_tasks_open(s));
+  return s->cfg.idle_wait && s->cfg.workers == 1 && waits && !s->policy->step && s->nactive == 0;
 }
 
 /* Block until one message comes, and act on it. */
@@ -339,6 +345,7 @@ int bal_steal_run(bal_steal *s, bal_steal_fn fn, size_t max_out, void *arg) {
   s->busy = 0;
   s->err = 0;
   bal__steal_term_start(s);
+  bal__steal_ll_start(s);
   s->running = true;
   s->t0 = bal__now_ns();
   s->next_steal = s->t0;

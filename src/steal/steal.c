@@ -48,7 +48,7 @@ static bool config_valid(const bal_steal_config *c) {
          bal__finite_nonneg(c->poll_interval_s) &&
          c->poll_interval_s <= BAL_STEAL_MAX_POLL_INTERVAL_S &&
          bal__finite_nonneg(c->backoff_max_s) && c->backoff_max_s <= BAL_STEAL_MAX_BACKOFF_S &&
-         (c->idle_wait == 0 || c->idle_wait == 1);
+         (c->idle_wait == 0 || c->idle_wait == 1) && c->lifelines >= 0;
 }
 
 static int default_degree(int p) {
@@ -225,6 +225,7 @@ void bal_steal_destroy(bal_steal *s) {
   bal__steal_rankmap_free(&s->next_hop);
   bal__steal_cb_clear(s);
   free(s->cbq);
+  bal__steal_ll_end(s);
   if (s->policy->end) s->policy->end(s);
   free(s->policy_state);
   bal_overlay_destroy(s->ov);

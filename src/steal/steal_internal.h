@@ -17,6 +17,8 @@
  *   sharing.c    the "sharing" baseline: groups, master token, pushes,
  *                its state its own (s->policy_state); sharing.h its pure
  *                group formation, for the tests
+ *   lifeline.c   lifelines: a thief that stops asking after empty replies,
+ *                registered with its buddies until one pushes it work
  *   terminate.c  termination: Mattern's four-counter waves, then a barrier
  *   exec.c       executing one task (worker threads or polling thread)
  *   spawn.c      tasks spawned by tasks, the result callback's queue
@@ -92,7 +94,9 @@ enum {
   /* The policy's own control messages: tags BAL__STEAL_TAG_POLICY + 0 ..
    * BAL__STEAL_POLICY_TAGS - 1, passed to its handle hook. */
   BAL__STEAL_TAG_POLICY = 8,
-  BAL__STEAL_POLICY_TAGS = 8
+  BAL__STEAL_POLICY_TAGS = 8,
+  BAL__STEAL_TAG_LIFELINE = 16,    /* a dormant thief's registration (empty; lifeline.c) */
+  BAL__STEAL_TAG_LIFELINE_ACK = 17 /* its acknowledgement (empty) */
 };
 
 /* The idx of a spawned task: no id, its result goes to cfg.on_result. */
@@ -269,6 +273,14 @@ struct bal_steal {
   int nactive;
   bal_steal_stats st;
 
+  /* lifelines (lifeline.c; progress thread only) */
+  bool dormant;       /* registered with the buddies, sending no request */
+  int fails;          /* steal replies without a task in a row */
+  int *held;          /* thieves registered here, oldest first, each once */
+  int nheld, capheld;
+  int64_t ll_unacked; /* registrations sent from here, not yet acknowledged */
+  int64_t ll_dormancies; /* times this rank went dormant in the last run (tests) */
+
   /* termination (terminate.c): Mattern's counters and the current wave */
   int64_t basic_sent, basic_recv; /* task and result messages, this run */
   int64_t wave;                   /* the wave this rank is in, from 1 */
@@ -325,6 +337,27 @@ int bal__steal_handle_tasks(bal_steal *s, int src, const unsigned char *buf, siz
 /* Send a steal request if the queue is empty and none is outstanding;
  * returns 1 if one was sent, 0 if not, or a negative error. */
 int bal__steal_if_due(bal_steal *s, bool empty, int64_t now);
+
+/* ---- lifeline.c: lifelines (bal_steal_config::lifelines) ---- */
+
+/* The run's lifeline state, at its start (every rank). */
+void bal__steal_ll_start(bal_steal *s);
+/* Free the held list (bal_steal_destroy()). */
+void bal__steal_ll_end(bal_steal *s);
+/* A steal reply without a task came back: after cfg.lifelines of them in a
+ * row, register with every buddy and go dormant. BAL_OK or an error. */
+int bal__steal_ll_failed(bal_steal *s);
+/* Tasks arrived (a reply or a push): active again, the count restarts. */
+void bal__steal_ll_woke(bal_steal *s);
+/* A registration (acknowledged; src held while tasks are open) or an
+ * acknowledgement from src. BAL_OK, BAL_ENOMEM or BAL_EMPI. */
+int bal__steal_ll_handle(bal_steal *s, int src, int tag);
+/* Push spare tasks to the held thieves, oldest first; returns 1 if any
+ * was pushed, 0 if not, or a negative error. */
+int bal__steal_ll_push_due(bal_steal *s);
+/* Whether every registration sent from here has been acknowledged (the
+ * final barrier waits for it, terminate.c). */
+bool bal__steal_ll_settled(const bal_steal *s);
 
 /* ---- batch.c: task messages ---- */
 

@@ -168,7 +168,8 @@ int bal__steal_term_step(bal_steal *s) {
     act = rc;
     break;
   case BAL__STEAL_DRAINING:
-    if (!s->outstanding && (!s->policy->settled || s->policy->settled(s))) {
+    if (!s->outstanding && bal__steal_ll_settled(s) &&
+        (!s->policy->settled || s->policy->settled(s))) {
       if ((rc = bal__tp_barrier_start(&s->tp)) != BAL_OK) return rc;
       s->phase = BAL__STEAL_BARRIER;
       act = 1;

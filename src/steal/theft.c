@@ -56,8 +56,9 @@ int bal__steal_handle_tasks(bal_steal *s, int src, const unsigned char *buf, siz
     s->backoff = s->backoff ? s->backoff * 2 : (int64_t)(s->cfg.poll_interval_s * 1e9) + 1000;
     if (s->backoff > cap) s->backoff = cap;
     s->next_steal = now + s->backoff;
-    return BAL_OK;
+    return bal__steal_ll_failed(s);
   }
+  bal__steal_ll_woke(s);
   s->backoff = 0;
   s->next_steal = now;
   s->st.thefts++;
@@ -66,7 +67,7 @@ int bal__steal_handle_tasks(bal_steal *s, int src, const unsigned char *buf, siz
 
 int bal__steal_if_due(bal_steal *s, bool empty, int64_t now) {
   if (!bal__steal_tasks_open(s) || !empty || s->outstanding || !s->policy->steals ||
-      s->size < 2 || now < s->next_steal)
+      s->size < 2 || now < s->next_steal || s->dormant)
     return 0;
   int v = s->policy->pick(s);
   if (v < 0) return v; /* a policy's error ends the run: retrying would repeat it */

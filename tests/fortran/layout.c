@@ -134,6 +134,7 @@ int bal_test_layout(int which, int64_t *out, int cap) {
     OFF(bal_steal_config, workers);
     OFF(bal_steal_config, on_result);
     OFF(bal_steal_config, idle_wait);
+    OFF(bal_steal_config, lifelines);
     return n;
   case 2:
     SIZE(bal_steal_stats);

@@ -520,7 +520,8 @@ contains
       addr(c_loc(sc%backoff_max_s)) - b, addr(c_loc(sc%latency_bias)) - b, &
       addr(c_loc(sc%sharing_group_size)) - b, addr(c_loc(sc%trace)) - b, &
       addr(c_loc(sc%trace_arg)) - b, addr(c_loc(sc%workers)) - b, &
-      addr(c_loc(sc%on_result)) - b, addr(c_loc(sc%idle_wait)) - b], 19)
+      addr(c_loc(sc%on_result)) - b, addr(c_loc(sc%idle_wait)) - b, &
+      addr(c_loc(sc%lifelines)) - b], 20)
 
     b = addr(c_loc(ss))
     call check_layout(2_c_int, 'bal_steal_stats', [int(c_sizeof(ss), c_int64_t), &

@@ -23,6 +23,8 @@ static int rank, nranks;
 static bal_steal_progress mode = BAL_STEAL_PROGRESS_THREAD;
 /* "poll-wait": POLL mode with bal_steal_config::idle_wait on (make()). */
 static int idle_wait = 0;
+/* bal_steal_config::lifelines of the balancers make() creates. */
+static int lifelines = 0;
 
 /* Task input: a header then payload bytes derived from (owner, idx). */
 typedef struct hdr {
@@ -177,6 +179,7 @@ static bal_steal *make(const char *pol, uint64_t seed) {
   c.seed = seed;
   c.sharing_group_size = 3; /* several sharing groups from 4 ranks on */
   c.idle_wait = idle_wait;
+  c.lifelines = lifelines;
   bal_steal *s = NULL;
   CHECK(bal_steal_create(MPI_COMM_WORLD, &c, &s) == BAL_OK);
   return s;
@@ -206,9 +209,11 @@ static void scenario_exactly(void) {
   const char *pols[16];
   int np = policies(pols, 16);
   long long total = nranks >= 16 ? 320 : 60 * nranks;
-  int64_t waits = 0;
+  int64_t waits = 0, dormant = 0;
   for (int p = 0; p < np; p++)
     for (int d = 0; d < 4; d++) {
+      /* Half the cases: a thief goes dormant after its first empty reply. */
+      lifelines = (p + d) % 2;
       bal_steal *s = make(pols[p], (uint64_t)(p * 10 + d));
       spec sp = {share(dists[d], total), 0, 200, 48, 0, 0, 0, 5};
       run_case(s, &sp, (uint64_t)(100 * p + d));
@@ -218,14 +223,22 @@ static void scenario_exactly(void) {
       if (strcmp(pols[p], "random") != 0) CHECK(st.peers_contacted <= st.overlay_degree);
       if (!strcmp(pols[p], "sharing")) CHECK(st.steal_attempts == 0);
       waits += s->tp.waits;
+      dormant += s->ll_dormancies;
+      CHECK(lifelines || s->ll_dormancies == 0);
       bal_steal_destroy(s);
     }
+  lifelines = 0;
   /* poll-wait: some thief did block in its receive (a test of the waiting
    * path, not only of the headers) */
   int64_t all_waits = 0;
   MPI_Allreduce(&waits, &all_waits, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   CHECK(!idle_wait || nranks < 2 || all_waits > 0);
   CHECK(idle_wait || all_waits == 0);
+  /* lifelines: some thief did go dormant (with one empty reply enough,
+   * the "single" distribution's thieves do) */
+  int64_t all_dormant = 0;
+  MPI_Allreduce(&dormant, &all_dormant, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(nranks < 2 || all_dormant > 0);
 }
 
 /* Runs back to back on one balancer with nothing collective between them:
@@ -361,6 +374,7 @@ static void scenario_invalid(void) {
   BAD(workers, BAL_STEAL_MAX_WORKERS + 1);
   BAD(idle_wait, 2);
   BAD(idle_wait, -1);
+  BAD(lifelines, -1);
   /* valid, but not the same on every rank: refused on every rank */
   CHECK(bal_steal_config_init(&c) == BAL_OK);
   c.idle_wait = rank % 2;
@@ -694,6 +708,12 @@ static void spawn_run(uint64_t seed) {
   /* Half the POLL runs: a thief waits for its reply inside MPI (it does
    * with one worker and a policy without timers). */
   cfg.idle_wait = mode == BAL_STEAL_PROGRESS_POLL && mix(seed + 6) % 2;
+  /* Three runs in four: lifelines after 1-3 empty replies; in a third of
+   * those the count differs between ranks (allowed: every rank answers
+   * registrations). */
+  int ll = (int)(mix(seed + 7) % 4);
+  if (ll && mix(seed + 8) % 3 == 0) ll = 1 + (int)((uint64_t)(ll + rank) % 3);
+  cfg.lifelines = ll;
   spawn_ctx c;
   memset(&c, 0, sizeof c);
   pthread_mutex_init(&c.mu, NULL);

@@ -17,4 +17,12 @@ extern const char *const idle_wait_names[];
              "--poll-interval) or mpi (blocked in a receive; POLL\n"                          \
              "progress, one worker, not sharing; for simulations)")
 
+/* A cli_flag table entry for --lifelines N (bal_steal_config::lifelines)
+ * into the int64_t *d. */
+#define LIFELINES_FLAG(d)                                                                     \
+  CLI_INT("--lifelines", "N", (d), 0, 1000000,                                                \
+          "after N steal replies in a row without a task, a thief\n"                          \
+          "registers with its overlay neighbours and asks no more\n"                          \
+          "until one pushes it work (default 0: never)")
+
 #endif

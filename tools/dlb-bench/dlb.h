@@ -46,6 +46,7 @@ typedef struct opts {
   double poll_interval;
   double backoff_max;
   int idle_wait; /* bal_steal_config::idle_wait (index in idle_wait_names) */
+  int64_t lifelines; /* bal_steal_config::lifelines */
   int group_size;
   double estimate_error;
   int iterations;

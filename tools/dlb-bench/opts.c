@@ -117,6 +117,7 @@ int dlb_parse(int argc, char **argv, opts *o) {
       CLI_DOUBLE("--backoff-max", "S", &o->backoff_max, 0, BAL_STEAL_MAX_BACKOFF_S,
                  "longest back-off of an unlucky thief (default 0.002)"),
       IDLE_WAIT_FLAG(&o->idle_wait),
+      LIFELINES_FLAG(&o->lifelines),
       CLI_INT("--degree", "D", &degree, 0, 1 << 20,
               "overlay degree (default 0: 2*ceil(log2 P)+2)"),
       CLI_DOUBLE("--steal-fraction", "F", &o->steal_fraction, 1e-9, 1,

@@ -109,6 +109,7 @@ void dlb_print_json(const opts *o, int p, long long tasks, const run_out *runs, 
   json_double(&j, "slice", o->slice);
   json_double(&j, "poll_interval", o->poll_interval);
   json_string(&j, "idle_wait", idle_wait_names[o->idle_wait]);
+  json_int(&j, "lifelines", o->lifelines);
   json_int(&j, "degree", o->degree);
   json_double(&j, "steal_fraction", o->steal_fraction);
   json_double(&j, "backoff_max", o->backoff_max);

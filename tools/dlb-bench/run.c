@@ -336,6 +336,7 @@ int dlb_run_policy(const opts *o, const char *pol, bool tracing, int rank, int p
   cfg.steal_fraction = o->steal_fraction;
   cfg.poll_interval_s = o->poll_interval;
   cfg.idle_wait = o->idle_wait;
+  cfg.lifelines = (int)o->lifelines;
   cfg.backoff_max_s = o->backoff_max;
   cfg.sharing_group_size = o->group_size;
   cfg.seed = o->prm.seed;

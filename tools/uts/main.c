@@ -111,6 +111,7 @@ int main(int argc, char **argv) {
   cfg.policy = o.policy;
   cfg.progress = o.progress == 0 ? BAL_STEAL_PROGRESS_POLL : BAL_STEAL_PROGRESS_THREAD;
   cfg.idle_wait = o.idle_wait;
+  cfg.lifelines = (int)o.lifelines;
   cfg.workers = (int)o.workers;
   cfg.seed = o.seed;
   cfg.steal_fraction = o.steal_fraction;

@@ -130,6 +130,7 @@ int uts_parse(int argc, char **argv, opts *o) {
                  "poll (default: tasks serve MPI between nodes) or thread\n"
                  "(a progress thread per rank besides the workers)"),
       IDLE_WAIT_FLAG(&o->idle_wait),
+      LIFELINES_FLAG(&o->lifelines),
       CLI_DOUBLE("--steal-fraction", "F", &o->steal_fraction, 1e-9, 1,
                  "share of a victim's waiting tasks taken per theft\n(default 0.5)"),
       CLI_DOUBLE("--poll-interval", "S", &o->poll_interval, 1e-9, BAL_STEAL_MAX_POLL_INTERVAL_S,

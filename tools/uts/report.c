@@ -38,6 +38,7 @@ void uts_print_json(const opts *o, int p, const seq_out *seq, bool have_seq, con
   json_string(&j, "policy", o->policy);
   json_string(&j, "progress", progress_names[o->progress]);
   json_string(&j, "idle_wait", idle_wait_names[o->idle_wait]);
+  json_int(&j, "lifelines", o->lifelines);
   json_double(&j, "steal_fraction", o->steal_fraction);
   json_double(&j, "poll_interval_s", o->poll_interval);
   json_double(&j, "backoff_max_s", o->backoff_max);

@@ -39,6 +39,7 @@ typedef struct opts {
   double steal_fraction, poll_interval, backoff_max;
   int progress; /* index in progress_names */
   int idle_wait; /* bal_steal_config::idle_wait (index in idle_wait_names) */
+  int64_t lifelines; /* bal_steal_config::lifelines */
   uint64_t seed;
   bool json;
   bool check_flags; /* SMPI build: check the flags, then exit */
