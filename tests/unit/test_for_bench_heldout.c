@@ -1,5 +1,5 @@
 /* for-bench's comparison with the best baseline picked on the other rounds
- * (tools/for-bench/heldout.c): each half of the rounds is measured against
+ * (tools/for-bench/stats.c): each half of the rounds is measured against
  * the baseline fastest on the other half; the result is the median of those
  * per-round ratios; and it removes the winner's curse that picking and
  * measuring on the same rounds has (many equal baselines with noise). */
@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "heldout.h"
+#include "stats.h"
 
 /* Ratios t(schedule) / t(baseline): higher means a faster baseline. */
 static void each_half_uses_the_other_halfs_pick(void **state) {
@@ -65,16 +65,6 @@ static double gauss(uint64_t *s) {
   return sqrt(-2 * log(u[0])) * cos(6.283185307179586 * u[1]);
 }
 
-static double median_of(double *v, int n) {
-  for (int i = 1; i < n; i++) /* insertion sort: n is small */
-    for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-      double t = v[j];
-      v[j] = v[j - 1];
-      v[j - 1] = t;
-    }
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Ten baselines as fast as the schedule, each round's ratio 1 + 1% noise:
  * the best of ten medians of the same rounds reads the schedule ~1% slow;
  * the held-out figure stays at 1 within the noise of a median. */
@@ -89,7 +79,7 @@ static void no_winners_curse(void **state) {
     double best = 0;
     for (int b = 0; b < B; b++) {
       for (int r = 0; r < R; r++) tmp[r] = v[b][r] = 1.0 + 0.01 * gauss(&seed);
-      double m = median_of(tmp, R);
+      double m = bench_median(tmp, R);
       if (b == 0 || m > best) best = m;
       rows[b] = v[b];
     }

@@ -1,6 +1,7 @@
 #include "kernels.h"
 
 #include "core/clock.h"
+#include "stats.h"
 
 #include <ballast/for.h>
 
@@ -91,16 +92,6 @@ double kernel_calibrate_tiny(void) {
   }
   sink = x;
   return best;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-double bench_median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 double kernel_sleep_overshoot_ns(int64_t ns) {

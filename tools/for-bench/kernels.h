@@ -109,9 +109,6 @@ double kernel_calibrate_tiny(void);
  * overshoots (single thread, 21 items): what no schedule can avoid. */
 double kernel_sleep_overshoot_ns(int64_t ns);
 
-/* Median of v[0..n) (sorts v in place), n >= 1. */
-double bench_median(double *v, int n);
-
 #ifdef __cplusplus
 }
 #endif

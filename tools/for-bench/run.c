@@ -10,7 +10,7 @@
 #include "bench.h"
 #include "core/clock.h"
 #include "factoring.h"
-#include "heldout.h"
+#include "stats.h"
 #include "schedules.h"
 #include "trace.h"
 
@@ -164,7 +164,7 @@ static double steady(const double *t, int n) {
   return sum / (n - 1);
 }
 /* bal_for_learn over the best baseline picked on the other rounds
- * (result.learn_vs_heldout, bench.h; heldout.h). */
+ * (result.learn_vs_heldout, bench.h; stats.h). */
 static double learn_vs_heldout_best(double ratios_learn[][MAX_REPS], const int *avail, int na,
                                     int reps) {
   const double *rows[S_COUNT];

@@ -1,12 +1,15 @@
-/* A schedule against the best of several baselines without the winner's
- * curse. Picking the fastest of k noisy medians and reporting it from the
+/* Statistics over for-bench's rounds: the median, and a schedule against
+ * the best of several baselines without the winner's curse. Picking the fastest of k noisy medians and reporting it from the
  * same rounds biases the best baseline's time low by about the medians'
  * spread (with ten baselines that deal alike, the best of ten is faster
  * than any one of them by chance). Picking on half of the rounds and
  * measuring on the other half does not: the pick's noise and the
  * measurement's are independent. */
-#ifndef BALLAST_FOR_BENCH_HELDOUT_H
-#define BALLAST_FOR_BENCH_HELDOUT_H
+#ifndef BALLAST_FOR_BENCH_STATS_H
+#define BALLAST_FOR_BENCH_STATS_H
+
+/* Median of v[0..n-1] (n >= 1); reorders v. */
+double bench_median(double *v, int n);
 
 /* rows[b][r]: round r's time of the schedule over baseline b's (> 1: the
  * schedule was slower), for nrows baselines and reps rounds.

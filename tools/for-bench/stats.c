@@ -1,5 +1,5 @@
-/* bench_heldout_ratio() (heldout.h). */
-#include "heldout.h"
+/* Statistics over rounds (stats.h). */
+#include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -9,8 +9,7 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Median of n values (reordered). */
-static double median(double *v, int n) {
+double bench_median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, cmp_double);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
@@ -23,7 +22,7 @@ static int fastest_on(const double *const *rows, int nrows, int reps, int parity
   for (int b = 0; b < nrows; b++) {
     int n = 0;
     for (int r = parity; r < reps; r += 2) scratch[n++] = rows[b][r];
-    double m = median(scratch, n);
+    double m = bench_median(scratch, n);
     if (b == 0 || m > best_m) best = b, best_m = m;
   }
   return best;
@@ -37,7 +36,7 @@ double bench_heldout_ratio(const double *const *rows, int nrows, int reps, int *
   /* Even rounds against the pick of the odd ones, and the other way. */
   int pick[2] = {fastest_on(rows, nrows, reps, 1, v), fastest_on(rows, nrows, reps, 0, v)};
   for (int r = 0; r < reps; r++) v[r] = rows[pick[r % 2]][r];
-  double m = median(v, reps);
+  double m = bench_median(v, reps);
   free(v);
   if (picked_even) *picked_even = pick[0];
   if (picked_odd) *picked_odd = pick[1];
