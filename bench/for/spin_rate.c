@@ -12,6 +12,7 @@
  * that for-bench converts with (kernel_calibrate_spin_sustained).
  * Usage: bench_for_spin_rate [ROUNDS (default 15)] [THREADS 1|2 (default 1)] */
 #include "kernels.h"
+#include "stats.h"
 
 #include "core/clock.h"
 

@@ -253,8 +253,10 @@ typedef struct bal_steal_stats {
   int64_t executed_stolen;    /**< other ranks' tasks executed here */
   int64_t tasks_given;        /**< tasks sent to thieves (counted once per hand-over) */
   int64_t steal_attempts;     /**< steal requests sent */
-  int64_t thefts;             /**< requests answered with at least one task (sharing:
-                                   batches of tasks pushed to this rank) */
+  int64_t thefts;             /**< requests answered with at least one task, plus
+                                   batches of tasks pushed to this rank ("sharing",
+                                   and lifelines: so with lifelines thefts may
+                                   exceed steal_attempts) */
   int64_t results_routed;     /**< others' results sent or forwarded from here */
   int64_t route_messages;     /**< messages that carried them (results_routed /
                                    route_messages = results per message: coarsening) */

@@ -20,12 +20,20 @@
  * theirs in turn.
  *
  * The protocol.
- *  - Thief: on its `lifelines`-th empty reply in a row it sends a
+ *  - Thief: on its `lifelines`-th empty reply in a row while it has
+ *    nothing queued or running (a rank still running tasks may ask ahead,
+ *    THREAD mode or several workers; that does not count) it sends a
  *    registration (BAL__STEAL_TAG_LIFELINE, no payload) to every buddy and
  *    becomes dormant: bal__steal_if_due() sends nothing while it is. Any
  *    task that arrives (a reply, a push) makes it active again; it does
  *    not withdraw its other registrations, whose buddies may still push
  *    (as in [Saraswat 2011]).
+ *  - Stale registrations. A registration outlives its dormancy, so two
+ *    dormant neighbours hold each other, and work pushed to one would be
+ *    pushed back by the other as soon as it had some to spare. A rank
+ *    therefore drops src from its held list whenever a message shows
+ *    that src is awake: tasks from src (src has work) or a steal request
+ *    from src (src is asking, and gets its answer directly).
  *  - Buddy: acknowledges every registration (BAL__STEAL_TAG_LIFELINE_ACK)
  *    and, while tasks are open, keeps the thief in its held list once.
  *    Every round of its progress loop it gives the oldest held thief
@@ -64,6 +72,16 @@ void bal__steal_ll_end(bal_steal *s) {
 void bal__steal_ll_woke(bal_steal *s) {
   s->dormant = false;
   s->fails = 0;
+  s->backoff = 0; /* as after a theft: its next miss starts short */
+}
+
+void bal__steal_ll_awake(bal_steal *s, int src) {
+  for (int i = 0; i < s->nheld; i++)
+    if (s->held[i] == src) {
+      for (int j = i + 1; j < s->nheld; j++) s->held[j - 1] = s->held[j];
+      s->nheld--;
+      return;
+    }
 }
 
 /* Send one registration; counts it as unacknowledged. */
@@ -91,6 +109,10 @@ static int register_all(bal_steal *s) {
 
 int bal__steal_ll_failed(bal_steal *s) {
   if (!s->cfg.lifelines || s->dormant || !bal__steal_tasks_open(s)) return BAL_OK;
+  pthread_mutex_lock(&s->mu);
+  bool idle = s->busy == 0 && bal__steal_q_size(s) == 0;
+  pthread_mutex_unlock(&s->mu);
+  if (!idle) return BAL_OK;
   if (++s->fails < s->cfg.lifelines) return BAL_OK;
   int rc = register_all(s);
   if (rc == BAL_OK) {

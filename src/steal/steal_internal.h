@@ -345,10 +345,14 @@ void bal__steal_ll_start(bal_steal *s);
 /* Free the held list (bal_steal_destroy()). */
 void bal__steal_ll_end(bal_steal *s);
 /* A steal reply without a task came back: after cfg.lifelines of them in a
- * row, register with every buddy and go dormant. BAL_OK or an error. */
+ * row while nothing is queued or running here, register with every buddy
+ * and go dormant. BAL_OK or an error. */
 int bal__steal_ll_failed(bal_steal *s);
 /* Tasks arrived (a reply or a push): active again, the count restarts. */
 void bal__steal_ll_woke(bal_steal *s);
+/* A message shows src is awake (it sent tasks, or a steal request): drop
+ * its registration here, if any (lifeline.c, "Stale registrations"). */
+void bal__steal_ll_awake(bal_steal *s, int src);
 /* A registration (acknowledged; src held while tasks are open) or an
  * acknowledgement from src. BAL_OK, BAL_ENOMEM or BAL_EMPI. */
 int bal__steal_ll_handle(bal_steal *s, int src, int tag);

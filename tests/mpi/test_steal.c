@@ -246,7 +246,9 @@ static void scenario_exactly(void) {
  * others are still in that barrier, and its first messages (a wave report,
  * a steal request) reach them there. Every task of every run runs once. */
 static void scenario_back_to_back(void) {
+  lifelines = 1; /* registrations must not outlive a run either */
   bal_steal *s = make("smallworld", 13);
+  lifelines = 0;
   s->tp.delay_max_ns = 50000; /* desynchronise the ranks */
   s->tp.delay_rng = 77 ^ (uint64_t)rank;
   int64_t done = 0, added = 0;

@@ -30,23 +30,26 @@ for dist in gaussian single; do
 done
 [ "$(wc -l <"$tmp/runs.csv")" -eq $((1 + 2 * nruns)) ] ||
   fail "--csv: header + 2 x $nruns rows, got $(wc -l <"$tmp/runs.csv")"
-head -1 "$tmp/runs.csv" | grep -q "^ranks,cores_per_node,.*,idle_wait$" || fail "--csv header"
+head -1 "$tmp/runs.csv" | grep -q "^ranks,cores_per_node,.*,idle_wait,lifelines$" || fail "--csv header"
 # Task inputs of 20 KB: the part beyond the kept 4 KiB is simulated traffic;
 # smallworld must balance the gaussian load (16 ranks hold most tasks).
 awk -F, '$5=="gaussian" && $10=="smallworld" && $11 < 0.5 {bad=1} END {exit bad}' "$tmp/runs.csv" ||
   fail "smallworld efficiency under 0.5 on 64 simulated ranks: $(cat "$tmp/runs.csv")"
 
-# Thieves waiting in a blocking receive (--idle-wait mpi): the tasks'
-# simulated bulk (20 KB inputs, past the 4 KiB a waiting rank receives
-# unannounced) travels after headers; every result comes back once.
-json=$("$bin" --ranks 64 --cores-per-node 8 --policy smallworld,random --idle-wait mpi \
+# Thieves waiting in a blocking receive (--idle-wait mpi), dormant after
+# three empty replies (--lifelines 3): the tasks' simulated bulk (20 KB
+# inputs, past the 4 KiB a waiting rank receives unannounced) travels
+# after headers, pushed or stolen; every result comes back once.
+json=$("$bin" --ranks 64 --cores-per-node 8 --policy smallworld,random --idle-wait mpi --lifelines 3 \
   --work-per-rank 0.2 --tasks-per-rank 20 --bytes-per-rank 2e5 --seed 3 --json --csv "$tmp/runs.csv") ||
   fail "--idle-wait mpi: the simulation failed"
-jq -e '.ok and .dlb.idle_wait == "mpi" and all(.dlb.runs[]; .results_ok and .efficiency > 0.5)' \
+jq -e '.ok and .dlb.idle_wait == "mpi" and .dlb.lifelines == 3 and all(.dlb.runs[]; .results_ok and .efficiency > 0.5)' \
   <<<"$json" >/dev/null || fail "--idle-wait mpi: $json"
-# The --csv rows say how thieves waited: poll above, mpi for the two rows here.
-[ "$(awk -F, 'NR > 1 {print $NF}' "$tmp/runs.csv" | sort | uniq -c | tr -s ' ' | sed 's/^ //' | tr '\n' ' ')" = \
-  "2 mpi $((2 * nruns)) poll " ] || fail "--csv idle_wait column: $(cat "$tmp/runs.csv")"
+# The --csv rows say how thieves waited: poll above, mpi with lifelines
+# after 3 empty replies for the two rows here.
+[ "$(awk -F, 'NR > 1 {print $(NF - 1) "/" $NF}' "$tmp/runs.csv" | sort | uniq -c | tr -s ' ' |
+  sed 's/^ //' | tr '\n' ' ')" = "2 mpi/3 $((2 * nruns)) poll/0 " ] ||
+  fail "--csv idle_wait and lifelines columns: $(cat "$tmp/runs.csv")"
 
 # Iterations on one balancer with a drifting load (sharing then groups by
 # the work measured in the previous iteration): every result of every

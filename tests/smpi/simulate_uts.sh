@@ -29,8 +29,9 @@ done
 jq -e '.uts.efficiency > 0.3' <<<"$("$bin" --ranks 16 --cores-per-node 8 -t 1 -a 3 -d 10 -b 4 \
   -r 19 --work-per-rank 0.2 --slice 1e-4 --json)" >/dev/null || fail "smallworld under 0.3"
 [ "$(wc -l <"$tmp/runs.csv")" -eq 5 ] || fail "--csv: header + 4 rows, got $(wc -l <"$tmp/runs.csv")"
-head -1 "$tmp/runs.csv" | grep -q "^ranks,cores_per_node,.*,idle_wait$" || fail "--csv header"
-awk -F, 'NR > 1 && $NF != "poll" {bad = 1} END {exit bad}' "$tmp/runs.csv" || fail "--csv idle_wait column"
+head -1 "$tmp/runs.csv" | grep -q "^ranks,cores_per_node,.*,idle_wait,lifelines$" || fail "--csv header"
+awk -F, 'NR > 1 && ($(NF - 1) != "poll" || $NF != "0") {bad = 1} END {exit bad}' "$tmp/runs.csv" ||
+  fail "--csv idle_wait and lifelines columns"
 # A file of other columns (an older version's) is refused before any
 # simulation, and kept as it was.
 printf 'ranks,cores_per_node,latency\n4,28,1e-06\n' >"$tmp/old.csv"
@@ -70,10 +71,14 @@ jq -e '.simulation.smpi_cpu_timers == true' <<<"$timed" >/dev/null || fail "--sm
 [ "$(jq -c 'del(.simulation)' <<<"$stub")" = "$(jq -c 'del(.simulation)' <<<"$timed")" ] ||
   fail "the stub changed the simulation: $stub against $timed"
 # A thief waiting in a blocking receive (--idle-wait mpi) searches the same
-# tree; the run reports the setting.
+# tree, also when it goes dormant after two empty replies (--lifelines 2,
+# then blocked until a neighbour pushes it work); the run reports both.
 waited=$(run_t1 --idle-wait mpi) || fail "--idle-wait mpi: the simulation failed"
 jq -e --argjson n "$(jq '.uts.nodes' <<<"$stub")" '.ok and .uts.idle_wait == "mpi" and .uts.nodes == $n and
   .uts.efficiency > 0 and .uts.efficiency <= 1.0001' <<<"$waited" >/dev/null || fail "--idle-wait mpi: $waited"
+dormant=$(run_t1 --idle-wait mpi --lifelines 2) || fail "--lifelines 2: the simulation failed"
+jq -e --argjson n "$(jq '.uts.nodes' <<<"$stub")" '.ok and .uts.lifelines == 2 and .uts.nodes == $n and
+  .uts.efficiency > 0 and .uts.efficiency <= 1.0001' <<<"$dormant" >/dev/null || fail "--lifelines 2: $dormant"
 jq -e '.uts.idle_wait == "poll"' <<<"$stub" >/dev/null || fail "idle_wait not poll by default: $stub"
 # The SMPI program only runs under smpirun: it is not a `ballast` subcommand.
 [ ! -e "$(dirname "$bin")/ballast-uts-smpi" ] || fail "ballast-uts-smpi next to ballast"

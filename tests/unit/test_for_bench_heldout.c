@@ -66,7 +66,7 @@ static double gauss(uint64_t *s) {
 }
 
 /* Ten baselines as fast as the schedule, each round's ratio 1 + 1% noise:
- * the best of ten medians of the same rounds reads the schedule ~1% slow;
+ * the best of ten medians of the same rounds reads the schedule ~0.6% slow;
  * the held-out figure stays at 1 within the noise of a median. */
 static void no_winners_curse(void **state) {
   (void)state;

@@ -299,6 +299,8 @@ void bench_one(const options *o, int P, int mode, workload_id wl, double iters_p
   }
 
   r->learn_vs_busy_bound = sched_avail[S_LEARN] ? bench_median(learn_busy_bound, reps) : NAN;
+  /* Before the medians below: bench_median sorts its array in place, and
+   * the held-out figure needs the rounds in their order (even / odd). */
   r->learn_vs_heldout =
       sched_avail[S_LEARN] ? learn_vs_heldout_best(ratios_learn, avail, na, reps) : NAN;
   r->best = r->best_learn = -1;

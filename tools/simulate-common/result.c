@@ -32,6 +32,7 @@ bool dlb_output_parse(const char *text, dlb_output *out) {
     out->bytes_per_rank = num(o, "bytes_per_rank");
     out->tasks = num(o, "tasks");
     out->seed = num(o, "seed");
+    out->lifelines = num(o, "lifelines");
     size_t n = json_object_array_length(runs);
     for (size_t k = 0; k < n && out->nruns < (int)(sizeof out->runs / sizeof out->runs[0]); k++) {
       json_object *r = json_object_array_get_idx(runs, k);

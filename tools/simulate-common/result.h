@@ -14,7 +14,7 @@ typedef struct dlb_run_result {
 typedef struct dlb_output {
   char distribution[32];
   char idle_wait[8]; /* "poll" or "mpi" (bal_steal_config::idle_wait) */
-  double work_per_rank, tasks_per_rank, bytes_per_rank, tasks, seed;
+  double work_per_rank, tasks_per_rank, bytes_per_rank, tasks, seed, lifelines;
   int nruns;
   dlb_run_result runs[64]; /* one per policy, as DLB_Bench's --policy takes at most */
 } dlb_output;

@@ -43,7 +43,7 @@ static bool parse_work_mode(const char *v, void *dest, char *err, size_t n) {
 static const char *csv_columns =
     "ranks,cores_per_node,latency,bandwidth,distribution,work_per_rank,tasks_per_rank,"
     "bytes_per_rank,cycles_per_byte,policy,efficiency,resolution_s,thefts,messages,"
-    "bytes_moved,peers_max,results_ok,seed,wall_s,peak_mb,idle_wait\n";
+    "bytes_moved,peers_max,results_ok,seed,wall_s,peak_mb,idle_wait,lifelines\n";
 
 static int parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
@@ -94,12 +94,12 @@ static bool append_csv(void *arg) {
     const dlb_run_result *r = &dlb->runs[k];
     char eff[32] = ""; /* empty: undefined (no tasks) */
     if (isfinite(r->efficiency)) snprintf(eff, sizeof eff, "%.6f", r->efficiency);
-    fprintf(f, "%lld,%lld,%g,%g,%s,%g,%g,%g,%.6g,%s,%s,%.6f,%.0f,%.0f,%.0f,%.0f,%d,%.0f,%.2f,%.1f,%s\n",
+    fprintf(f, "%lld,%lld,%g,%g,%s,%g,%g,%g,%.6g,%s,%s,%.6f,%.0f,%.0f,%.0f,%.0f,%d,%.0f,%.2f,%.1f,%s,%.0f\n",
             o->sim.plat.ranks, o->sim.plat.cores_per_node, o->sim.plat.latency, o->sim.plat.bandwidth,
             dlb->distribution, work, dlb->tasks_per_rank, bytes,
             bytes > 0 ? o->sim.plat.core_speed * work / bytes : INFINITY, r->policy, eff,
             r->resolution_s, r->thefts, r->messages, r->bytes_moved, r->peers_max, r->results_ok,
-            dlb->seed, cost->wall_s, cost->peak_mb, dlb->idle_wait);
+            dlb->seed, cost->wall_s, cost->peak_mb, dlb->idle_wait, dlb->lifelines);
   }
   return sim_csv_close(PROG, o->csv, f);
 }

@@ -37,7 +37,7 @@ static const char *csv_columns =
     "ranks,cores_per_node,latency,bandwidth,type,shape,depth,branching,non_leaf_prob,"
     "non_leaf_children,root_seed,granularity,policy,seed,nodes,leaves,max_depth,node_cost_s,"
     "work_per_rank_s,check_every,time_s,efficiency,tasks_spawned,steal_attempts,thefts,"
-    "tasks_moved,messages,termination_waves,idle_s,wall_s,peak_mb,idle_wait\n";
+    "tasks_moved,messages,termination_waves,idle_s,wall_s,peak_mb,idle_wait,lifelines\n";
 
 static int parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
@@ -77,13 +77,14 @@ static int parse(int argc, char **argv, opts *o) {
 enum {
   F_NODES, F_LEAVES, F_DEPTH, F_TIME, F_EFF, F_COST, F_WORK, F_EVERY, F_B0, F_GDEPTH, F_Q, F_M,
   F_ROOT, F_GRAN, F_SEED, F_SPAWNED, F_ATTEMPTS, F_THEFTS, F_MOVED, F_MESSAGES, F_WAVES,
-  F_IDLE, F_N
+  F_IDLE, F_LIFELINES, F_N
 };
 static const char *const num_keys[F_N] = {
     "nodes", "leaves", "max_depth", "time_s", "efficiency", "node_cost_s", "work_per_rank_s",
     "check_every", "branching", "depth", "non_leaf_prob", "non_leaf_children", "root_seed",
     "granularity", "seed", "steal.tasks_spawned", "steal.steal_attempts", "steal.thefts",
-    "steal.tasks_moved", "steal.messages", "steal.termination_waves", "steal.idle_s"};
+    "steal.tasks_moved", "steal.messages", "steal.termination_waves", "steal.idle_s",
+    "lifelines"};
 enum { S_TYPE, S_SHAPE, S_POLICY, S_IDLE_WAIT, S_N };
 static const char *const str_keys[S_N] = {"type", "shape", "policy", "idle_wait"};
 
@@ -102,13 +103,13 @@ static bool append_csv(void *arg) {
   const double *v = u->v;
   fprintf(f,
           "%lld,%lld,%g,%g,%s,%s,%.0f,%g,%g,%.0f,%.0f,%.0f,%s,%.0f,%.0f,%.0f,%.0f,%.6g,%.6g,%.0f,"
-          "%.6f,%.6f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.3f,%.2f,%.1f,%s\n",
+          "%.6f,%.6f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.3f,%.2f,%.1f,%s,%.0f\n",
           o->sim.plat.ranks, o->sim.plat.cores_per_node, o->sim.plat.latency,
           o->sim.plat.bandwidth, u->s[S_TYPE], u->s[S_SHAPE], v[F_GDEPTH], v[F_B0], v[F_Q], v[F_M],
           v[F_ROOT], v[F_GRAN], u->s[S_POLICY], v[F_SEED], v[F_NODES], v[F_LEAVES], v[F_DEPTH],
           v[F_COST], v[F_WORK], v[F_EVERY], v[F_TIME], v[F_EFF], v[F_SPAWNED], v[F_ATTEMPTS],
           v[F_THEFTS], v[F_MOVED], v[F_MESSAGES], v[F_WAVES], v[F_IDLE], cost->wall_s,
-          cost->peak_mb, u->s[S_IDLE_WAIT]);
+          cost->peak_mb, u->s[S_IDLE_WAIT], v[F_LIFELINES]);
   return sim_csv_close(PROG, o->csv, f);
 }
 
