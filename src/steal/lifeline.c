@@ -75,11 +75,16 @@ void bal__steal_ll_woke(bal_steal *s) {
   s->backoff = 0; /* as after a theft: its next miss starts short */
 }
 
+/* Remove held[i], keeping the others oldest first. */
+static void drop_held(bal_steal *s, int i) {
+  for (int j = i + 1; j < s->nheld; j++) s->held[j - 1] = s->held[j];
+  s->nheld--;
+}
+
 void bal__steal_ll_awake(bal_steal *s, int src) {
   for (int i = 0; i < s->nheld; i++)
     if (s->held[i] == src) {
-      for (int j = i + 1; j < s->nheld; j++) s->held[j - 1] = s->held[j];
-      s->nheld--;
+      drop_held(s, i);
       return;
     }
 }
@@ -169,8 +174,7 @@ int bal__steal_ll_push_due(bal_steal *s) {
       break;
     }
     int thief = s->held[0];
-    for (int i = 1; i < s->nheld; i++) s->held[i - 1] = s->held[i];
-    s->nheld--;
+    drop_held(s, 0);
     int rc = bal__steal_send_basic(s, thief, BAL__STEAL_TAG_PUSH, buf, bytes, bulk);
     if (rc != BAL_OK) return rc;
     pushed = 1;

@@ -16,10 +16,10 @@
 /* Act on one message from src (buf freed here). */
 static int dispatch(bal_steal *s, int src, int tag, void *buf, size_t len) {
   int rc;
-  if (bal__steal_is_basic(tag, buf, len)) s->basic_recv++; /* Mattern's counters (terminate.c) */
+  bool basic = bal__steal_is_basic(tag, buf, len);
+  if (basic) s->basic_recv++; /* Mattern's counters (terminate.c) */
   /* A request, or tasks, from src: src is not a dormant thief (lifeline.c). */
-  if (tag == BAL__STEAL_TAG_REQ ||
-      ((tag == BAL__STEAL_TAG_TASKS || tag == BAL__STEAL_TAG_PUSH) && bal__steal_is_basic(tag, buf, len)))
+  if (tag == BAL__STEAL_TAG_REQ || (basic && tag != BAL__STEAL_TAG_RESULTS))
     bal__steal_ll_awake(s, src);
   if (tag == BAL__STEAL_TAG_REQ)
     rc = bal__steal_handle_request(s, src);
