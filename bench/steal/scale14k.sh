@@ -9,17 +9,29 @@
 #               iterations, the hot zone moving by 0.25 (sigma/2) per iteration
 #   sharing     the same under work sharing (YALES2's estimates from the last iteration)
 #   t1l         UTS T1L (geometric, 102,181,082 nodes), smallworld stealing
-# Usage: bench/steal/scale14k.sh BUILD_DIR OUT_DIR NAME [RANKS] [TIMEOUT_MIN] [MEM_GB]
+# Settings (environment), each defaulting to what the first runs used:
+#   ITERATIONS  DLB_Bench iterations (3)
+#   SLICE       DLB_Bench's simulated work between two polls (0.002 s)
+#   IDLE_WAIT   DLB_Bench's --idle-wait: poll or mpi (not passed: poll)
+#   EAGER       bytes below which SMPI delivers a message eagerly,
+#               smpi/async-small-thresh (not passed: SMPI's 0, every
+#               message waits for its receive; docs/BENCHMARKS.md, "Where
+#               a large simulation's time goes")
+# Usage: [ITERATIONS=N] [SLICE=S] [IDLE_WAIT=W] [EAGER=B] bench/steal/scale14k.sh BUILD_DIR OUT_DIR NAME [RANKS] [TIMEOUT_MIN] [MEM_GB]
 set -euo pipefail
 build=$1 out=$2 name=$3 ranks=${4:-14336} minutes=${5:-75} mem_gb=${6:-18}
 mkdir -p "$out"
 iterations=${ITERATIONS:-3}
+# Only the settings given are passed, so the default command lines are
+# exactly those of the first runs.
+smpi=(${EAGER:+--smpi-cfg "smpi/async-small-thresh:$EAGER"})
 dlb=(--work-per-rank 5 --bytes-per-rank 3e7 --tasks-per-rank 100 --distribution gaussian
-     --seed 1 --slice 0.002 --iterations "$iterations" --drift 0.25 --json)
+     --seed 1 --slice "${SLICE:-0.002}" ${IDLE_WAIT:+--idle-wait "$IDLE_WAIT"} --iterations "$iterations"
+     --drift 0.25 "${smpi[@]}" --json)
 case $name in
   smallworld) cmd=("$build/tools/ballast-simulate-dlb" --ranks "$ranks" --policy smallworld "${dlb[@]}") ;;
   sharing) cmd=("$build/tools/ballast-simulate-dlb" --ranks "$ranks" --policy sharing "${dlb[@]}") ;;
-  t1l) cmd=("$build/tools/ballast-simulate-uts" --ranks "$ranks" -t 1 -a 3 -d 13 -b 4 -r 29 --json) ;;
+  t1l) cmd=("$build/tools/ballast-simulate-uts" --ranks "$ranks" -t 1 -a 3 -d 13 -b 4 -r 29 "${smpi[@]}" --json) ;;
   *) echo "$0: unknown run '$name' (smallworld, sharing, t1l)" >&2; exit 2 ;;
 esac
 # A memory cgroup of its own: v2 (memory.max, memory.peak) or v1
