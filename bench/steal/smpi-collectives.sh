@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # The cost to the simulator of SMPI's collective settings: smpi_comm_dup.c
-# on P ranks of simulate-dlb's platform (28-core nodes), once with SMPI's
-# "ompi" selector and once with the algorithms `ballast simulate-dlb` names
-# (tools/simulate-dlb/main.c), timed with /usr/bin/time in the same run.
-# Usage: bench/steal/smpi-collectives.sh [P]   (default 896)
+# on P ranks of simulate-dlb's platform (28-core nodes), with SMPI's "ompi"
+# selector, with the algorithms `ballast simulate-dlb` named until
+# 2026-11-28 (recursive-doubling allreduce, Bruck allgather) and with the
+# ones it names now (tools/simulate-common/simrun.c: through a root), each
+# timed with /usr/bin/time in the same run, and per collective by the
+# program. SETTINGS picks some of them (default "ompi rdb root"); a run
+# longer than TIMEOUT (default 1h) is stopped (time then reports exit
+# status 124).
+# Usage: [SETTINGS="rdb root"] [TIMEOUT=30m] bench/steal/smpi-collectives.sh [P]   (default 896)
 set -euo pipefail
 P=${1:-896}
 dir=$(mktemp -d)
@@ -23,10 +28,18 @@ for ((r = 0; r < P; r++)); do echo "node-$((r / 28))"; done >"$dir/hosts.txt"
 run() { # NAME SETTINGS...
   local name=$1
   shift
-  /usr/bin/time -f "$name: %e s wall" smpirun -np "$P" -platform "$dir/platform.xml" \
-    -hostfile "$dir/hosts.txt" -no-privatize --log=root.thres:warning "$@" "$dir/dup" 2>&1 | tail -2
+  /usr/bin/time -f "$name: %e s wall" timeout "${TIMEOUT:-1h}" smpirun -np "$P" -platform "$dir/platform.xml" \
+    -hostfile "$dir/hosts.txt" -no-privatize --log=root.thres:warning "$@" "$dir/dup" 2>&1 | grep -v "^\[" || true
 }
-run "ompi selector" --cfg=smpi/coll-selector:ompi
-run "named algorithms" --cfg=smpi/coll-selector:default --cfg=smpi/bcast:binomial_tree \
-  --cfg=smpi/reduce:binomial --cfg=smpi/allreduce:rdb --cfg=smpi/allgather:bruck \
-  --cfg=smpi/gather:ompi_binomial --cfg=smpi/barrier:ompi_tree
+named=(--cfg=smpi/coll-selector:default --cfg=smpi/bcast:binomial_tree --cfg=smpi/reduce:binomial
+       --cfg=smpi/gather:ompi_binomial --cfg=smpi/barrier:ompi_tree)
+for s in ${SETTINGS:-ompi rdb root}; do
+  case $s in
+    ompi) run "ompi selector" --cfg=smpi/coll-selector:ompi ;;
+    rdb) run "named algorithms, recursive doubling and Bruck" "${named[@]}" \
+      --cfg=smpi/allreduce:rdb --cfg=smpi/allgather:bruck ;;
+    root) run "named algorithms, through a root (simulate-dlb's)" "${named[@]}" \
+      --cfg=smpi/allreduce:redbcast --cfg=smpi/allgather:GB ;;
+    *) echo "$0: unknown setting '$s' (ompi, rdb, root)" >&2; exit 2 ;;
+  esac
+done

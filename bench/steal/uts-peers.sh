@@ -154,7 +154,7 @@ peer_smpi() { # P PLATFORM_DIR LOG ARGS...
     -platform "$dir/platform.xml" -hostfile "$dir/hosts.txt" \
     --cfg=smpi/privatization:"$PRIVATIZATION" --cfg=smpi/host-speed:2.4e9f --cfg=smpi/cpu-threshold:-1 \
     --cfg=smpi/coll-selector:default --cfg=smpi/bcast:binomial_tree --cfg=smpi/reduce:binomial \
-    --cfg=smpi/allreduce:rdb --cfg=smpi/allgather:bruck --cfg=smpi/gather:ompi_binomial \
+    --cfg=smpi/allreduce:redbcast --cfg=smpi/allgather:GB --cfg=smpi/gather:ompi_binomial \
     --cfg=smpi/barrier:ompi_tree --cfg=smpi/grow-injected-times:no \
     --cfg=smpi/iprobe:"$PROBE_COST" --cfg=smpi/test:"$PROBE_COST" \
     --log=root.thres:warning --log=xbt_cfg.thres:warning \

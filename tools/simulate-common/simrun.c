@@ -314,17 +314,24 @@ bool sim_run(const char *prog, const sim_opts *o, const char *smpirun, const cha
    * busy this machine is, and polling costs what --probe-cost says, every
    * time (SimGrid's default makes repeated probes ever dearer). */
   args[k++] = (char *)"--cfg=smpi/simulate-computation:no";
-  /* Logarithmic collective algorithms, named one by one. SMPI's default
-   * ones are linear (a reduction over thousands of ranks costs the
-   * simulator O(P^2) and is not what MPI libraries run), and its "ompi"
-   * selector makes every new communicator (the balancer's MPI_Comm_dup)
-   * set up SMP-aware collectives with a ring allgather: O(P^2) messages
-   * (bench/steal/smpi-collectives.sh: one MPI_Comm_dup and DLB_Bench's
-   * collectives on 896 ranks, 25 s of simulation against 0.6 s). */
+  /* Tree collectives, named one by one. SMPI's default ones are linear (a
+   * reduction over thousands of ranks costs the simulator O(P^2) and is
+   * not what MPI libraries run), and its "ompi" selector makes every new
+   * communicator (the balancer's MPI_Comm_dup) set up SMP-aware
+   * collectives with a ring allgather: O(P^2) messages (25 s of simulation
+   * against 0.6 s on 896 ranks). Allreduce and allgather go through a root
+   * (reduce then bcast, gather then bcast), not recursive doubling or
+   * Bruck: those have every rank sending in every round, and SimGrid 3.32
+   * walks a list of all the sends in flight each time one ends, so a round
+   * of P sends costs it O(P^2). At 14,336 ranks one recursive-doubling
+   * allreduce took 103 s of simulation and one Bruck allgather was not done
+   * after 8 minutes, against 2.5 s and 17 s through the root; the allreduce
+   * takes 155 simulated us instead of 96 (docs/BENCHMARKS.md, "Collectives
+   * that cost the simulator O(P^2)"; bench/steal/smpi-collectives.sh). */
   static char *const colls[] = {
       "--cfg=smpi/coll-selector:default", "--cfg=smpi/bcast:binomial_tree",
-      "--cfg=smpi/reduce:binomial",        "--cfg=smpi/allreduce:rdb",
-      "--cfg=smpi/allgather:bruck",        "--cfg=smpi/gather:ompi_binomial",
+      "--cfg=smpi/reduce:binomial",        "--cfg=smpi/allreduce:redbcast",
+      "--cfg=smpi/allgather:GB",           "--cfg=smpi/gather:ompi_binomial",
       "--cfg=smpi/barrier:ompi_tree"};
   for (size_t c = 0; c < sizeof colls / sizeof *colls; c++) args[k++] = colls[c];
   args[k++] = (char *)"--cfg=smpi/grow-injected-times:no";
