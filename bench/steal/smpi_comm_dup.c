@@ -29,7 +29,7 @@ static double host_now(void) {
 static void step(MPI_Comm comm, int rank, const char *name, double *t) {
   MPI_Barrier(comm);
   double now = host_now();
-  if (rank == 0) printf("  %-10s %8.2f s of simulation\n", name, now - *t);
+  if (rank == 0) printf("  %-10s %8.2f s of host time\n", name, now - *t);
   *t = now;
 }
 

@@ -318,16 +318,17 @@ bool sim_run(const char *prog, const sim_opts *o, const char *smpirun, const cha
    * reduction over thousands of ranks costs the simulator O(P^2) and is
    * not what MPI libraries run), and its "ompi" selector makes every new
    * communicator (the balancer's MPI_Comm_dup) set up SMP-aware
-   * collectives with a ring allgather: O(P^2) messages (25 s of simulation
-   * against 0.6 s on 896 ranks). Allreduce and allgather go through a root
-   * (reduce then bcast, gather then bcast), not recursive doubling or
-   * Bruck: those have every rank sending in every round, and SimGrid 3.32
-   * walks a list of all the sends in flight each time one ends, so a round
-   * of P sends costs it O(P^2). At 14,336 ranks one recursive-doubling
-   * allreduce took 103 s of simulation and one Bruck allgather was not done
-   * after 8 minutes, against 2.5 s and 17 s through the root; the allreduce
-   * takes 155 simulated us instead of 96 (docs/BENCHMARKS.md, "Collectives
-   * that cost the simulator O(P^2)"; bench/steal/smpi-collectives.sh). */
+   * collectives with a ring allgather: O(P^2) messages (on 896 ranks, 25 s
+   * of host time against 0.6 s with named algorithms). Allreduce and
+   * allgather go through a root (reduce then bcast, gather then bcast), not
+   * recursive doubling or Bruck: those have every rank sending in every
+   * round, and SimGrid 3.32 walks a list of all the sends in flight each
+   * time one ends, so a round of P sends costs it O(P^2). At 14,336 ranks
+   * one recursive-doubling allreduce cost 103 s of host time and one Bruck
+   * allgather was not done after 8 minutes, against 1.9-2.5 s and 17 s
+   * through the root; an allreduce and a barrier take 155 simulated us
+   * instead of 96 (docs/BENCHMARKS.md, "Collectives that cost the simulator
+   * O(P^2)"; bench/steal/smpi-collectives.sh). */
   static char *const colls[] = {
       "--cfg=smpi/coll-selector:default", "--cfg=smpi/bcast:binomial_tree",
       "--cfg=smpi/reduce:binomial",        "--cfg=smpi/allreduce:redbcast",
