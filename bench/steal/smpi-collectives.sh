@@ -31,15 +31,14 @@ run() { # NAME SETTINGS...
   /usr/bin/time -f "$name: %e s wall" timeout "${TIMEOUT:-1h}" smpirun -np "$P" -platform "$dir/platform.xml" \
     -hostfile "$dir/hosts.txt" -no-privatize --log=root.thres:warning "$@" "$dir/dup" 2>&1 | grep -v "^\[" || true
 }
-named=(--cfg=smpi/coll-selector:default --cfg=smpi/bcast:binomial_tree --cfg=smpi/reduce:binomial
-       --cfg=smpi/gather:ompi_binomial --cfg=smpi/barrier:ompi_tree)
+# shellcheck source-path=SCRIPTDIR source=smpi-named-colls.sh
+. "$here/smpi-named-colls.sh"
 for s in ${SETTINGS:-ompi rdb root}; do
   case $s in
     ompi) run "ompi selector" --cfg=smpi/coll-selector:ompi ;;
-    rdb) run "named algorithms, recursive doubling and Bruck" "${named[@]}" \
+    rdb) run "named algorithms, recursive doubling and Bruck" "${SMPI_NAMED_COLLS_BASE[@]}" \
       --cfg=smpi/allreduce:rdb --cfg=smpi/allgather:bruck ;;
-    root) run "named algorithms, through a root (simulate-dlb's)" "${named[@]}" \
-      --cfg=smpi/allreduce:redbcast --cfg=smpi/allgather:GB ;;
+    root) run "named algorithms, through a root (simulate-dlb's)" "${SMPI_NAMED_COLLS[@]}" ;;
     *) echo "$0: unknown setting '$s' (ompi, rdb, root)" >&2; exit 2 ;;
   esac
 done

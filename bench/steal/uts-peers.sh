@@ -44,6 +44,8 @@
 # and every peer run's output (smpi-*-peer.log; peer.log: the last real one).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=smpi-named-colls.sh
+. "$here/smpi-named-colls.sh"
 build=${1:-build}
 out=${2:-$build/peers}
 PEER=${PEER:-$here/../../../shared/peers/uts}
@@ -153,9 +155,7 @@ peer_smpi() { # P PLATFORM_DIR LOG ARGS...
   nice -n 19 /usr/bin/time -f "%e" -o "$log.time" timeout "$TIMEOUT" smpirun -np "$p" \
     -platform "$dir/platform.xml" -hostfile "$dir/hosts.txt" \
     --cfg=smpi/privatization:"$PRIVATIZATION" --cfg=smpi/host-speed:2.4e9f --cfg=smpi/cpu-threshold:-1 \
-    --cfg=smpi/coll-selector:default --cfg=smpi/bcast:binomial_tree --cfg=smpi/reduce:binomial \
-    --cfg=smpi/allreduce:redbcast --cfg=smpi/allgather:GB --cfg=smpi/gather:ompi_binomial \
-    --cfg=smpi/barrier:ompi_tree --cfg=smpi/grow-injected-times:no \
+    "${SMPI_NAMED_COLLS[@]}" --cfg=smpi/grow-injected-times:no \
     --cfg=smpi/iprobe:"$PROBE_COST" --cfg=smpi/test:"$PROBE_COST" \
     --log=root.thres:warning --log=xbt_cfg.thres:warning \
     "$out/peer-smpi/uts-mpi-ws" "$@" >"$log" 2>&1 </dev/null &
